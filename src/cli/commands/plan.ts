@@ -1,0 +1,105 @@
+import type { Argv } from 'yargs';
+import { lowerBounds } from '../../core/bounds.ts';
+import { APPROACHES, type Approach } from '../../core/plans.ts';
+import { naiveFootprint } from '../../core/problem.ts';
+import { loadProblem } from '../../io/source.ts';
+import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import type { Planner } from '../../planners/planner.ts';
+import { findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
+import { UsageError } from '../errors.ts';
+import { alignedTable, mib } from '../format.ts';
+
+interface PlanArgs {
+  source: string;
+  planner?: string[];
+  approach?: Approach;
+  align: number;
+  includeGraphIo: boolean;
+  json: boolean;
+}
+
+export function registerPlan(cli: Argv): Argv {
+  return cli.command<PlanArgs>(
+    'plan <source>',
+    'Plan a problem with one or more strategies; every plan is verified before it is shown',
+    (y) =>
+      y
+        .positional('source', { type: 'string', demandOption: true, describe: 'a .csv (MiniMalloc, half-open) or .json (closed) record file' })
+        .option('planner', { type: 'string', array: true, describe: 'planner id (repeatable); default: every planner of the approach' })
+        .option('approach', { choices: APPROACHES, describe: 'only planners of this approach' })
+        .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
+        .option('include-graph-io', { type: 'boolean', default: false, describe: 'graph sources: keep graph inputs and outputs as records' })
+        .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
+    async (args) => {
+      const planners = choosePlanners(args.planner, args.approach);
+      if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
+      const problem = await loadProblem(args.source);
+      const bounds = lowerBounds(problem);
+      const results = planners.map((planner) => planAndVerify(planner, problem, { alignment: args.align, bounds }));
+      const report = {
+        source: args.source,
+        tensors: problem.records.length,
+        operators: problem.operatorCount,
+        naive: naiveFootprint(problem),
+        lowerBounds: { offsets: bounds.offsets, sharedObjects: bounds.sharedObjects },
+        results: results.map(jsonResult),
+      };
+      if (args.json) {
+        process.stdout.write(`${JSON.stringify(report)}\n`);
+      } else {
+        process.stdout.write(`${humanReport(report, results, args.align)}\n`);
+      }
+      const invalid = results.filter((r) => !r.valid);
+      if (invalid.length > 0) {
+        for (const r of invalid) process.stderr.write(`memplan: ${r.planner} produced an invalid plan: ${r.violations[0]?.message}\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
+}
+
+function choosePlanners(ids: string[] | undefined, approach: Approach | undefined): Planner[] {
+  if (ids === undefined || ids.length === 0) return approach ? plannersOf(approach) : [...PLANNERS];
+  const chosen = ids.flatMap((id) => id.split(',')).map((id) => findPlanner(id.trim()));
+  const mismatch = approach && chosen.find((p) => p.approach !== approach);
+  if (mismatch) throw new UsageError(`planner ${mismatch.id} is not of approach ${approach}.`);
+  return chosen;
+}
+
+function jsonResult(r: VerifiedResult): object {
+  return {
+    planner: r.planner,
+    approach: r.approach,
+    footprint: r.footprint,
+    ratioToLowerBound: r.ratioToLowerBound,
+    valid: r.valid,
+    ...(r.valid ? {} : { violations: r.violations.map((v) => v.message) }),
+    timeMs: Number(r.timeMs.toFixed(4)),
+    offsets: r.offsets,
+    ...(r.objects ? { objects: { ids: r.objects.ids, sizes: r.objects.sizes } } : {}),
+  };
+}
+
+function humanReport(
+  report: { source: string; tensors: number; operators: number; naive: number; lowerBounds: { offsets: number; sharedObjects: number } },
+  results: readonly VerifiedResult[],
+  align: number,
+): string {
+  const head = [
+    `source      ${report.source}`,
+    `tensors     ${report.tensors} over ${report.operators} operators${align > 1 ? `, alignment ${align} B` : ''}`,
+    `naive       ${report.naive} B (${mib(report.naive)} MiB)`,
+    `lower bound ${report.lowerBounds.offsets} B (${mib(report.lowerBounds.offsets)} MiB) offsets: max operator breadth`,
+    `            ${report.lowerBounds.sharedObjects} B (${mib(report.lowerBounds.sharedObjects)} MiB) shared objects: sum of positional maxima`,
+    '',
+  ];
+  const rows = results.map((r) => [
+    r.planner,
+    String(r.footprint),
+    mib(r.footprint),
+    `${r.ratioToLowerBound.toFixed(3)}x`,
+    r.timeMs.toFixed(2),
+    r.valid ? 'verified' : 'INVALID',
+  ]);
+  return head.join('\n') + alignedTable(['planner', 'bytes', 'MiB', 'vs bound', 'ms', 'plan'], rows);
+}

@@ -1,0 +1,38 @@
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { InvalidProblemError } from '../core/problem.ts';
+import { InputError } from '../io/input-error.ts';
+import { UnknownPlannerError } from '../planners/registry.ts';
+import { registerList } from './commands/list.ts';
+import { registerPlan } from './commands/plan.ts';
+import { UsageError } from './errors.ts';
+
+/** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
+const USER_ERRORS = [InputError, InvalidProblemError, UnknownPlannerError, UsageError];
+
+export async function main(argv: string[]): Promise<void> {
+  let cli = yargs(argv)
+    .scriptName('memplan')
+    .usage('$0 <command> [options]')
+    .strict()
+    .demandCommand(1, 'give a command; see memplan --help.')
+    .help()
+    .version(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    });
+  cli = registerPlan(cli);
+  cli = registerList(cli);
+  try {
+    await cli.parseAsync();
+  } catch (error) {
+    if (USER_ERRORS.some((kind) => error instanceof kind)) {
+      process.stderr.write(`memplan: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main(hideBin(process.argv));

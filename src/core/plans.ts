@@ -1,0 +1,49 @@
+import type { Problem } from './problem.ts';
+
+/**
+ * Shared Objects (paper, section 3): every record is assigned to one object; an
+ * object holds records whose usage intervals are pairwise disjoint and is as large as
+ * its largest record. Footprint: the sum of object sizes.
+ */
+export interface SharedObjectsPlan {
+  readonly approach: 'shared-objects';
+  /** `objectIds[i]` is the object that holds `problem.records[i]`. */
+  readonly objectIds: readonly number[];
+  readonly objectSizes: readonly number[];
+  /** What the planner claims; the verifier recomputes it. */
+  readonly footprint: number;
+}
+
+/**
+ * Offset Calculation (paper, section 4): every record gets a byte offset in one
+ * arena. Footprint: the arena size, the highest end of any record.
+ */
+export interface OffsetsPlan {
+  readonly approach: 'offsets';
+  /** `offsets[i]` is where `problem.records[i]` starts. */
+  readonly offsets: readonly number[];
+  readonly footprint: number;
+}
+
+export type Plan = SharedObjectsPlan | OffsetsPlan;
+export type Approach = Plan['approach'];
+export const APPROACHES: readonly Approach[] = ['shared-objects', 'offsets'];
+
+/** The arena an offsets assignment needs: max over records of offset + size. */
+export function arenaSize(problem: Problem, offsets: ArrayLike<number>): number {
+  let top = 0;
+  problem.records.forEach((record, i) => {
+    top = Math.max(top, offsets[i] + record.size);
+  });
+  return top;
+}
+
+export function sharedObjectsPlan(objectIds: readonly number[], objectSizes: readonly number[]): SharedObjectsPlan {
+  let footprint = 0;
+  for (const size of objectSizes) footprint += size;
+  return { approach: 'shared-objects', objectIds, objectSizes, footprint };
+}
+
+export function offsetsPlan(problem: Problem, offsets: ArrayLike<number>): OffsetsPlan {
+  return { approach: 'offsets', offsets: Array.from(offsets), footprint: arenaSize(problem, offsets) };
+}

@@ -1,0 +1,57 @@
+import { makeProblem, type Problem } from '../core/problem.ts';
+import type { TensorUsageRecord } from '../core/records.ts';
+import { InputError, parseWholeNumber } from './input-error.ts';
+
+const COLUMNS = ['id', 'lower', 'upper', 'size'] as const;
+
+/**
+ * Reads records in MiniMalloc's CSV format: a header naming at least `id,lower,upper,size`
+ * (extra columns such as `offset` are ignored), one buffer per line, lifetimes HALF-OPEN
+ * [lower, upper). This is the io boundary: records come out closed, first = lower and
+ * last = upper - 1.
+ */
+export function parseRecordsCsv(text: string, file: string): Problem {
+  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
+  if (lines.length === 0) throw new InputError(file, undefined, 'the file is empty; expected a header "id,lower,upper,size" and one line per buffer.');
+  const header = lines[0].split(',').map((name) => name.trim().toLowerCase());
+  const column: Record<(typeof COLUMNS)[number], number> = { id: -1, lower: -1, upper: -1, size: -1 };
+  for (const name of COLUMNS) {
+    column[name] = header.indexOf(name);
+    if (column[name] < 0) {
+      throw new InputError(file, 1, `the header has no "${name}" column; expected at least "id,lower,upper,size".`);
+    }
+  }
+  if (lines.length === 1) throw new InputError(file, 1, 'the file has a header but no buffers.');
+
+  const records: TensorUsageRecord[] = [];
+  const lineOfId = new Map<string, number>();
+  let operatorCount = 0;
+  for (let index = 1; index < lines.length; index++) {
+    const line = index + 1;
+    const fail = (problem: string): never => {
+      throw new InputError(file, line, problem);
+    };
+    const fields = lines[index].split(',');
+    if (lines[index].trim() === '') fail('the line is blank.');
+    if (fields.length < header.length) fail(`the line has ${fields.length} fields; the header has ${header.length}.`);
+    const id = fields[column.id].trim();
+    if (id === '') fail('the id is empty.');
+    const lower = parseWholeNumber(fields[column.lower], 'lower', fail);
+    const upper = parseWholeNumber(fields[column.upper], 'upper', fail);
+    const size = parseWholeNumber(fields[column.size], 'size', fail);
+    if (lower < 0) fail(`lower ${lower} is negative.`);
+    if (upper <= lower) fail(`upper ${upper} is not after lower ${lower}; lifetimes are half-open [lower, upper).`);
+    if (size < 0) fail(`size ${size} is negative.`);
+    const earlier = lineOfId.get(id);
+    if (earlier !== undefined) fail(`id "${id}" was already used on line ${earlier}.`);
+    lineOfId.set(id, line);
+    records.push({ id, size, first: lower, last: upper - 1 });
+    operatorCount = Math.max(operatorCount, upper);
+  }
+  return makeProblem(baseName(file), records, operatorCount);
+}
+
+export function baseName(file: string): string {
+  return file.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '');
+}

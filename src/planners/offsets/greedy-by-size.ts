@@ -1,0 +1,29 @@
+import { checkAlignment } from '../../core/alignment.ts';
+import { offsetsPlan } from '../../core/plans.ts';
+import { bySizeDescending } from '../first-use-order.ts';
+import type { OffsetsPlanner } from '../planner.ts';
+import { createGapSearch } from './gap-search.ts';
+
+/**
+ * Greedy by Size for Offset Calculation (paper, Algorithm 3; TFLite's
+ * GreedyBySizeAssignment): records in non-increasing size (ties: record order), each put
+ * in the smallest gap that fits between the placed records it conflicts with, else above
+ * them.
+ */
+export const greedyBySize: OffsetsPlanner = {
+  id: 'offsets/greedy-by-size',
+  approach: 'offsets',
+  title: 'Greedy by Size',
+  citation: 'Pisarchyk & Lee 2020, Algorithm 3',
+  complexity: 'n log n',
+  plan(problem, options) {
+    const alignment = checkAlignment(options?.alignment);
+    const search = createGapSearch(problem, alignment);
+    const offsets = new Float64Array(problem.records.length);
+    for (const i of bySizeDescending(problem.records)) {
+      offsets[i] = search.bestFit(i);
+      search.place(i, offsets[i]);
+    }
+    return offsetsPlan(problem, offsets);
+  },
+};

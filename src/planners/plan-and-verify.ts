@@ -1,0 +1,69 @@
+import { checkAlignment } from '../core/alignment.ts';
+import { lowerBounds, type LowerBounds } from '../core/bounds.ts';
+import { objectsToOffsets } from '../core/objects-to-offsets.ts';
+import type { Approach } from '../core/plans.ts';
+import type { Problem } from '../core/problem.ts';
+import { verifyPlan, type Violation } from '../core/verify.ts';
+import type { Planner } from './planner.ts';
+
+/** A planner's plan after the independent verifier has seen it: the only thing reported. */
+export interface VerifiedResult {
+  readonly planner: string;
+  readonly approach: Approach;
+  /** Recomputed by the verifier (bytes): sum of objects, or arena size. */
+  readonly footprint: number;
+  /** Footprint over the lower bound of the planner's own approach. */
+  readonly ratioToLowerBound: number;
+  readonly valid: boolean;
+  readonly violations: readonly Violation[];
+  /** Wall time of the planner alone, verification excluded. */
+  readonly timeMs: number;
+  /** Per record, in input order; for shared objects, the objects laid out contiguously. */
+  readonly offsets: readonly number[];
+  /** Shared objects only. */
+  readonly objects?: { readonly ids: readonly number[]; readonly sizes: readonly number[] };
+}
+
+export interface PlanOptions {
+  readonly alignment?: number;
+  /** Pass when already computed for this problem. */
+  readonly bounds?: LowerBounds;
+}
+
+export function planAndVerify(planner: Planner, problem: Problem, options: PlanOptions = {}): VerifiedResult {
+  const alignment = checkAlignment(options.alignment);
+  const bounds = options.bounds ?? lowerBounds(problem);
+  const started = performance.now();
+  const plan = planner.plan(problem, { alignment });
+  const timeMs = performance.now() - started;
+
+  const verification = verifyPlan(problem, plan, { alignment });
+  const bound = plan.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
+  const ratio = (footprint: number): number => (bound === 0 ? (footprint === 0 ? 1 : Infinity) : footprint / bound);
+  if (plan.approach === 'offsets') {
+    return {
+      planner: planner.id,
+      approach: plan.approach,
+      footprint: verification.footprint,
+      ratioToLowerBound: ratio(verification.footprint),
+      valid: verification.valid,
+      violations: verification.violations,
+      timeMs,
+      offsets: plan.offsets,
+    };
+  }
+  // The contiguous layout is reported too, so it is verified too.
+  const layout = objectsToOffsets(problem, plan, alignment);
+  const layoutCheck = verifyPlan(problem, layout, { alignment });
+  return {
+    planner: planner.id,
+    approach: plan.approach,
+    footprint: verification.footprint,
+    ratioToLowerBound: ratio(verification.footprint),
+    valid: verification.valid && layoutCheck.valid,
+    violations: [...verification.violations, ...layoutCheck.violations],
+    timeMs,
+    offsets: layout.offsets,
+    objects: { ids: plan.objectIds, sizes: plan.objectSizes },
+  };
+}

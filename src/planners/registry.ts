@@ -1,0 +1,68 @@
+import type { Approach } from '../core/plans.ts';
+import { greedyByBreadth as offsetsGreedyByBreadth } from './offsets/greedy-by-breadth.ts';
+import { greedyBySize as offsetsGreedyBySize } from './offsets/greedy-by-size.ts';
+import { naive as offsetsNaive } from './offsets/naive.ts';
+import { pathCover } from './offsets/path-cover.ts';
+import { skylineByLifetime } from './offsets/skyline-by-lifetime.ts';
+import { stripPackingBestFit } from './offsets/strip-packing-best-fit.ts';
+import type { Planner } from './planner.ts';
+import { equality } from './shared-objects/equality.ts';
+import { greedyByBreadth } from './shared-objects/greedy-by-breadth.ts';
+import { greedyBySizeImproved } from './shared-objects/greedy-by-size-improved.ts';
+import { greedyBySize } from './shared-objects/greedy-by-size.ts';
+import { greedyInOrder } from './shared-objects/greedy-in-order.ts';
+import { minCostFlow } from './shared-objects/min-cost-flow.ts';
+import { naive } from './shared-objects/naive.ts';
+
+/** Every built-in strategy, in the order tables list them. Adding one: a file and a line here. */
+export const PLANNERS: readonly Planner[] = [
+  naive,
+  equality,
+  greedyInOrder,
+  minCostFlow,
+  greedyByBreadth,
+  greedyBySize,
+  greedyBySizeImproved,
+  offsetsNaive,
+  offsetsGreedyBySize,
+  offsetsGreedyByBreadth,
+  stripPackingBestFit,
+  skylineByLifetime,
+  pathCover,
+];
+
+export function plannersOf(approach: Approach): Planner[] {
+  return PLANNERS.filter((p) => p.approach === approach);
+}
+
+/** The planner with this id, or an error that names the closest ids. */
+export function findPlanner(id: string): Planner {
+  const found = PLANNERS.find((p) => p.id === id);
+  if (found) return found;
+  const closest = PLANNERS.map((p) => ({ id: p.id, distance: editDistance(id, p.id) }))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, 3)
+    .map((p) => p.id);
+  throw new UnknownPlannerError(`unknown planner "${id}"; the closest are ${closest.join(', ')} (see \`memplan list planners\`).`);
+}
+
+export class UnknownPlannerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownPlannerError';
+  }
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
