@@ -94,6 +94,8 @@ export class OccupancyIndex implements GapSearch {
   private readonly tag: (number[] | undefined)[];
   private readonly sub: (number[] | undefined)[];
   private readonly collected: number[][] = [];
+  private union = new Float64Array(1024);
+  private scratch = new Float64Array(1024);
 
   constructor(
     private readonly problem: Problem,
@@ -113,12 +115,12 @@ export class OccupancyIndex implements GapSearch {
     const size = this.problem.records[record].size;
     this.collected.length = 0;
     this.collect(1, 0, this.leaves - 1, this.first[record], this.last[record]);
-    let union: number[] = [];
-    for (const list of this.collected) union = mergeUnions(union, list);
+    const length = this.unionOfCollected();
+    const union = this.union;
     let bestGap = Infinity;
     let best = -1;
     let previousEnd = 0;
-    for (let k = 0; k < union.length; k += 2) {
+    for (let k = 0; k < length; k += 2) {
       const gap = union[k] - previousEnd;
       if (gap >= size && gap < bestGap) {
         bestGap = gap;
@@ -127,6 +129,48 @@ export class OccupancyIndex implements GapSearch {
       previousEnd = union[k + 1];
     }
     return best >= 0 ? best : previousEnd;
+  }
+
+  /** Merges the collected lists into `this.union`; returns its used length. */
+  private unionOfCollected(): number {
+    let total = 0;
+    for (const list of this.collected) total += list.length;
+    if (this.union.length < total) {
+      this.union = new Float64Array(2 * total);
+      this.scratch = new Float64Array(2 * total);
+    }
+    let length = 0;
+    for (const list of this.collected) {
+      // Merge `union[0, length)` with `list` into `scratch`, then swap the two buffers.
+      const a = this.union;
+      const out = this.scratch;
+      let i = 0;
+      let j = 0;
+      let n = 0;
+      while (i < length || j < list.length) {
+        let start: number;
+        let end: number;
+        if (j >= list.length || (i < length && a[i] <= list[j])) {
+          start = a[i];
+          end = a[i + 1];
+          i += 2;
+        } else {
+          start = list[j];
+          end = list[j + 1];
+          j += 2;
+        }
+        if (n > 0 && start <= out[n - 1]) {
+          if (end > out[n - 1]) out[n - 1] = end;
+        } else {
+          out[n++] = start;
+          out[n++] = end;
+        }
+      }
+      this.union = out;
+      this.scratch = a;
+      length = n;
+    }
+    return length;
   }
 
   place(record: number, offset: number): void {
@@ -182,29 +226,4 @@ function addInterval(list: number[] | undefined, start: number, end: number): nu
   }
   list.splice(2 * lo, 2 * (k - lo), mergedStart, mergedEnd);
   return list;
-}
-
-/** The union of two sorted unions, as a new sorted union. */
-function mergeUnions(a: number[], b: number[]): number[] {
-  if (a.length === 0) return b;
-  const out: number[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    let start: number;
-    let end: number;
-    if (j >= b.length || (i < a.length && a[i] <= b[j])) {
-      start = a[i];
-      end = a[i + 1];
-      i += 2;
-    } else {
-      start = b[j];
-      end = b[j + 1];
-      j += 2;
-    }
-    const top = out.length;
-    if (top > 0 && start <= out[top - 1]) out[top - 1] = Math.max(out[top - 1], end);
-    else out.push(start, end);
-  }
-  return out;
 }

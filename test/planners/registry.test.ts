@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lowerBounds } from '../../src/core/bounds.ts';
+import type { Problem } from '../../src/core/problem.ts';
+import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
+import { findPlanner, PLANNERS, UnknownPlannerError } from '../../src/planners/registry.ts';
+import { problems } from '../fixtures/arbitraries.ts';
+
+const naiveOf = { offsets: findPlanner('offsets/naive'), 'shared-objects': findPlanner('shared-objects/naive') };
+
+describe('every planner', () => {
+  it('has a unique id of the form <approach>/<name>', () => {
+    const ids = PLANNERS.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const p of PLANNERS) expect(p.id.startsWith(`${p.approach}/`)).toBe(true);
+    expect(ids).toHaveLength(13);
+  });
+
+  describe.each(PLANNERS.map((p) => [p.id, p] as const))('%s', (_, planner) => {
+    it('returns a verified plan between the lower bound and naive, on random problems and alignments', () => {
+      fc.assert(
+        fc.property(problems(), fc.constantFrom(1, 1, 8, 64), (problem, alignment) => {
+          const bounds = lowerBounds(problem);
+          const result = planAndVerify(planner, problem, { alignment, bounds });
+          expect(result.violations).toEqual([]);
+          expect(result.valid).toBe(true);
+          const bound = planner.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
+          expect(result.footprint).toBeGreaterThanOrEqual(bound);
+          if (alignment === 1) {
+            const naive = planAndVerify(naiveOf[planner.approach], problem, { bounds });
+            expect(result.footprint).toBeLessThanOrEqual(naive.footprint);
+          }
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('is deterministic and accepts records in any order', () => {
+      fc.assert(
+        fc.property(problems({ maxRecords: 25 }), fc.integer(), (problem, seed) => {
+          expect(planner.plan(problem)).toEqual(planner.plan(problem));
+          const shuffled: Problem = { ...problem, records: fc.sample(fc.shuffledSubarray([...problem.records], { minLength: problem.records.length }), { seed, numRuns: 1 })[0] };
+          expect(planAndVerify(planner, shuffled).valid).toBe(true);
+        }),
+        { numRuns: 60 },
+      );
+    });
+  });
+});
+
+describe('finding planners', () => {
+  it('names the closest ids for an unknown one', () => {
+    expect(() => findPlanner('offsets/greedy-by-sise')).toThrow(UnknownPlannerError);
+    expect(() => findPlanner('offsets/greedy-by-sise')).toThrow(/closest are offsets\/greedy-by-size/);
+  });
+});
