@@ -19,7 +19,8 @@ export async function main(argv: string[]): Promise<void> {
     .help()
     .version(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      // yargs' own messages may span lines; the contract is one sentence.
+      throw error ?? new UsageError(message.replace(/\s*\n\s*/g, ' '));
     });
   cli = registerPlan(cli);
   cli = registerList(cli);

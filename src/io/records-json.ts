@@ -1,6 +1,7 @@
 import { makeProblem, type Problem } from '../core/problem.ts';
 import type { TensorUsageRecord } from '../core/records.ts';
 import { InputError, parseWholeNumber } from './input-error.ts';
+import { JsonSyntaxError, scanJson, type JsonPositions } from './json-positions.ts';
 import { baseName } from './records-csv.ts';
 
 /**
@@ -10,21 +11,23 @@ import { baseName } from './records-csv.ts';
  */
 export function parseRecordsJson(text: string, file: string): Problem {
   if (text.trim() === '') throw new InputError(file, undefined, 'the file is empty; expected a JSON array of {id, size, first, last}.');
-  let data: unknown;
+  let positions: JsonPositions;
   try {
-    data = JSON.parse(text);
+    positions = scanJson(text);
   } catch (error) {
-    const { line, column } = positionOf(text, error);
-    throw new InputError(file, line, `invalid JSON at column ${column}: ${(error as Error).message.replace(/ in JSON at position \d+.*$/s, '')}.`);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new InputError(file, error.line, `invalid JSON at column ${error.column}: ${error.problem}.`);
   }
+  const data: unknown = JSON.parse(text);
   let list: unknown = data;
   let operatorCount: number | undefined;
+  const operatorCountLine = positions.keyLines.get('operatorCount');
   if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
     const wrapper = data as { records?: unknown; operatorCount?: unknown };
     list = wrapper.records;
     if (wrapper.operatorCount !== undefined) {
       if (typeof wrapper.operatorCount !== 'number' || !Number.isSafeInteger(wrapper.operatorCount) || wrapper.operatorCount < 0) {
-        throw new InputError(file, 1, `"operatorCount" must be a whole number >= 0.`);
+        throw new InputError(file, operatorCountLine, `"operatorCount" must be a whole number >= 0.`);
       }
       operatorCount = wrapper.operatorCount;
     }
@@ -32,7 +35,7 @@ export function parseRecordsJson(text: string, file: string): Problem {
   if (!Array.isArray(list)) throw new InputError(file, 1, 'expected an array of records {id, size, first, last} (or an object with "records").');
   if (list.length === 0) throw new InputError(file, 1, 'the file has no records.');
 
-  const lines = elementLines(text);
+  const lines = positions.elementLines;
   const records: TensorUsageRecord[] = [];
   const seen = new Map<string, number>();
   list.forEach((item, index) => {
@@ -46,10 +49,11 @@ export function parseRecordsJson(text: string, file: string): Problem {
     if (typeof entry.id !== 'string' && typeof entry.id !== 'number') fail('"id" must be a string or a number.');
     const number = (key: string): number => {
       const value = entry[key];
-      if (typeof value !== 'number' && typeof value !== 'string') fail(`"${key}" must be a whole number.`);
+      if (typeof value !== 'number') fail(`"${key}" must be a JSON number, not ${JSON.stringify(value)}.`);
       return parseWholeNumber(String(value), `"${key}"`, fail);
     };
     const id = String(entry.id);
+    if (id === '') fail('"id" is empty.');
     const size = number('size');
     const first = number('first');
     const last = number('last');
@@ -61,52 +65,10 @@ export function parseRecordsJson(text: string, file: string): Problem {
     seen.set(id, index);
     records.push({ id, size, first, last });
   });
-  const lastOperator = Math.max(...records.map((r) => r.last));
+  let lastOperator = 0;
+  for (const r of records) lastOperator = Math.max(lastOperator, r.last);
   if (operatorCount !== undefined && operatorCount <= lastOperator) {
-    throw new InputError(file, 1, `"operatorCount" ${operatorCount} is too small: a record uses operator ${lastOperator}.`);
+    throw new InputError(file, operatorCountLine, `"operatorCount" ${operatorCount} is too small: a record uses operator ${lastOperator}.`);
   }
   return makeProblem(baseName(file), records, operatorCount);
-}
-
-/** Line and column of a JSON.parse error, from the position V8 reports. */
-function positionOf(text: string, error: unknown): { line: number | undefined; column: number } {
-  const match = /position (\d+)/.exec(String((error as Error).message));
-  const at = match ? Number(match[1]) : text.length;
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  return { line, column: at - before.lastIndexOf('\n') };
-}
-
-/** The line on which each element of the records array starts (1-based). */
-function elementLines(text: string): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let inString = false;
-  let arrayDepth = -1;
-  let expectElement = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '\n') line++;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (expectElement && !/\s/.test(c) && c !== ']') {
-      lines.push(line);
-      expectElement = false;
-    }
-    if (c === '"') inString = true;
-    else if (c === '[' || c === '{') {
-      depth++;
-      // The records array is the first array met (top level, or under "records").
-      if (c === '[' && arrayDepth < 0) {
-        arrayDepth = depth;
-        expectElement = true;
-      }
-    } else if (c === ']' || c === '}') depth--;
-    else if (c === ',' && depth === arrayDepth) expectElement = true;
-  }
-  return lines;
 }

@@ -91,7 +91,6 @@ function humanReport(
     `naive       ${report.naive} B (${mib(report.naive)} MiB)`,
     `lower bound ${report.lowerBounds.offsets} B (${mib(report.lowerBounds.offsets)} MiB) offsets: max operator breadth`,
     `            ${report.lowerBounds.sharedObjects} B (${mib(report.lowerBounds.sharedObjects)} MiB) shared objects: sum of positional maxima`,
-    '',
   ];
   const rows = results.map((r) => [
     r.planner,
@@ -101,5 +100,5 @@ function humanReport(
     r.timeMs.toFixed(2),
     r.valid ? 'verified' : 'INVALID',
   ]);
-  return head.join('\n') + alignedTable(['planner', 'bytes', 'MiB', 'vs bound', 'ms', 'plan'], rows);
+  return `${head.join('\n')}\n\n${alignedTable(['planner', 'bytes', 'MiB', 'vs bound', 'ms', 'plan'], rows)}`;
 }

@@ -1,0 +1,48 @@
+import { describe, it } from 'vitest';
+import { memplan } from './run-memplan.ts';
+
+const APPROACHES = ['offsets', 'shared-objects'];
+const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3'];
+
+describe.concurrent('memplan list planners', () => {
+  it('--json lists the 13 planners with id, approach, title, citation and complexity', async ({ expect }) => {
+    const run = await memplan('list', 'planners', '--json');
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    const planners = JSON.parse(run.stdout) as Record<string, unknown>[];
+    expect(Array.isArray(planners)).toBe(true);
+    expect(planners).toHaveLength(13);
+    for (const p of planners) {
+      expect(Object.keys(p).sort()).toEqual(['approach', 'citation', 'complexity', 'id', 'title']);
+      expect(APPROACHES).toContain(p.approach);
+      expect(p.id).toMatch(new RegExp(`^${String(p.approach)}/[a-z-]+$`));
+      expect(typeof p.title === 'string' && p.title !== '').toBe(true);
+      expect(typeof p.citation === 'string' && p.citation !== '').toBe(true);
+      expect(COMPLEXITIES).toContain(p.complexity);
+    }
+    expect(new Set(planners.map((p) => p.id)).size).toBe(13);
+    expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(7);
+  });
+
+  it('prints a table with a header and one row per planner', async ({ expect }) => {
+    const [table, json] = await Promise.all([memplan('list', 'planners'), memplan('list', 'planners', '--json')]);
+    expect(table.status).toBe(0);
+    expect(table.stderr).toBe('');
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id +title/);
+    expect(lines[1]).toMatch(/^-+( +-+)+$/);
+    const ids = (JSON.parse(json.stdout) as { id: string; title: string }[]).map((p) => p.id);
+    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(ids);
+    // Aligned: the second column starts at the same place on every line.
+    const titleAt = lines[0].indexOf('title');
+    for (const line of lines.slice(2)) expect(line[titleAt - 1] === ' ' && line[titleAt] !== ' ', line).toBe(true);
+  });
+
+  it('an unknown list: non-zero exit and a message', async ({ expect }) => {
+    const run = await memplan('list', 'nothing');
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/nothing/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});

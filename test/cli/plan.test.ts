@@ -1,0 +1,251 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { memplan, once, userErrorLine } from './run-memplan.ts';
+
+/** The 13 built-in planner ids (DESIGN.md), in the order the registry lists them. */
+const PLANNER_IDS = [
+  'shared-objects/naive',
+  'shared-objects/equality',
+  'shared-objects/greedy-in-order',
+  'shared-objects/min-cost-flow',
+  'shared-objects/greedy-by-breadth',
+  'shared-objects/greedy-by-size',
+  'shared-objects/greedy-by-size-improved',
+  'offsets/naive',
+  'offsets/greedy-by-size',
+  'offsets/greedy-by-breadth',
+  'offsets/strip-packing-best-fit',
+  'offsets/skyline-by-lifetime',
+  'offsets/path-cover',
+];
+
+const PAPER = 'examples/paper-example.json';
+/** The paper's example (Figure 1), closed intervals. */
+const PAPER_RECORDS = [
+  { size: 32, first: 0, last: 1 },
+  { size: 28, first: 1, last: 4 },
+  { size: 36, first: 2, last: 5 },
+  { size: 16, first: 3, last: 5 },
+  { size: 8, first: 4, last: 5 },
+  { size: 64, first: 5, last: 7 },
+  { size: 10, first: 6, last: 8 },
+  { size: 40, first: 7, last: 8 },
+];
+
+/** A MiniMalloc trace (half-open) with odd sizes, listed out of lifetime order. */
+const TRACE_CSV = ['id,lower,upper,size,offset', 'c,4,9,33,0', 'a,0,3,100,0', 'e,2,6,7,0', 'b,1,5,250,0', 'd,6,12,64,0', 'f,3,4,1,0', ''].join('\n');
+const TRACE_RECORDS = [
+  { size: 33, first: 4, last: 8 },
+  { size: 100, first: 0, last: 2 },
+  { size: 7, first: 2, last: 5 },
+  { size: 250, first: 1, last: 4 },
+  { size: 64, first: 6, last: 11 },
+  { size: 1, first: 3, last: 3 },
+];
+
+interface Result {
+  planner: string;
+  approach: 'offsets' | 'shared-objects';
+  footprint: number;
+  ratioToLowerBound: number;
+  valid: boolean;
+  timeMs: number;
+  offsets: number[];
+  objects?: { ids: number[]; sizes: number[] };
+}
+interface Report {
+  source: string;
+  tensors: number;
+  operators: number;
+  naive: number;
+  lowerBounds: { offsets: number; sharedObjects: number };
+  results: Result[];
+}
+
+/** The one JSON object on stdout of a successful `plan --json`. */
+function reportOf(run: { status: number | null; stdout: string; stderr: string }): Report {
+  if (run.status !== 0 || run.stderr !== '') throw new Error(`exit code ${run.status}, stderr:\n${run.stderr}`);
+  if (!run.stdout.endsWith('\n') || run.stdout.trimEnd().includes('\n')) throw new Error(`stdout is not one line:\n${run.stdout}`);
+  const value: unknown = JSON.parse(run.stdout);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('stdout is not one JSON object');
+  return value as Report;
+}
+
+/** Independent check that a plan in input order places conflicting records apart. */
+function overlaps(records: readonly { size: number; first: number; last: number }[], offsets: readonly number[]): string[] {
+  const found: string[] = [];
+  records.forEach((a, i) =>
+    records.forEach((b, j) => {
+      const live = !(a.last < b.first || b.last < a.first);
+      const apart = offsets[i] + a.size <= offsets[j] || offsets[j] + b.size <= offsets[i];
+      if (i < j && live && !apart && a.size > 0 && b.size > 0) found.push(`${i}/${j}`);
+    }),
+  );
+  return found;
+}
+
+let dir: string;
+let traceCsv: string;
+let negativeCsv: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'memplan-cli-plan-'));
+  traceCsv = join(dir, 'trace.csv');
+  negativeCsv = join(dir, 'negative.csv');
+  await writeFile(traceCsv, TRACE_CSV);
+  await writeFile(negativeCsv, 'id,lower,upper,size\na,0,2,16\nb,1,3,-4\n');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const paperJson = once(() => memplan('plan', PAPER, '--json'));
+
+describe.concurrent('memplan plan --json', () => {
+  it('prints exactly one JSON object with the fields of DESIGN.md', async ({ expect }) => {
+    const report = reportOf(await paperJson());
+    expect(Object.keys(report).sort()).toEqual(['lowerBounds', 'naive', 'operators', 'results', 'source', 'tensors']);
+    expect(report.source).toBe(PAPER);
+    expect(report.tensors).toBe(8);
+    expect(report.operators).toBe(9);
+    expect(Object.keys(report.lowerBounds).sort()).toEqual(['offsets', 'sharedObjects']);
+    for (const r of report.results) {
+      const keys = ['approach', 'footprint', 'offsets', 'planner', 'ratioToLowerBound', 'timeMs', 'valid'];
+      if (r.approach === 'shared-objects') keys.push('objects');
+      expect(Object.keys(r).sort(), r.planner).toEqual(keys.sort());
+      expect(r.valid, r.planner).toBe(true);
+      expect(r.planner.startsWith(`${r.approach}/`), r.planner).toBe(true);
+      expect(typeof r.timeMs === 'number' && r.timeMs >= 0, r.planner).toBe(true);
+    }
+  });
+
+  it("gives the paper's numbers: naive 234, bounds 124 / 128, offsets/greedy-by-size 124", async ({ expect }) => {
+    const report = reportOf(await paperJson());
+    expect(report.naive).toBe(234);
+    expect(report.lowerBounds).toEqual({ offsets: 124, sharedObjects: 128 });
+    const bySize = report.results.find((r) => r.planner === 'offsets/greedy-by-size');
+    expect(bySize?.footprint).toBe(124);
+    expect(bySize?.ratioToLowerBound).toBe(1);
+    expect(report.results.find((r) => r.planner === 'offsets/naive')?.footprint).toBe(234);
+  });
+
+  it('without --planner, runs all 13 planners; every plan is per record, in input order, and sound', async ({ expect }) => {
+    const report = reportOf(await paperJson());
+    expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
+    for (const r of report.results) {
+      expect(r.offsets, r.planner).toHaveLength(PAPER_RECORDS.length);
+      expect(overlaps(PAPER_RECORDS, r.offsets), r.planner).toEqual([]);
+      const bound = r.approach === 'offsets' ? report.lowerBounds.offsets : report.lowerBounds.sharedObjects;
+      expect(r.ratioToLowerBound, r.planner).toBeCloseTo(r.footprint / bound, 12);
+      expect(r.footprint, r.planner).toBeGreaterThanOrEqual(bound);
+      if (r.approach === 'offsets') {
+        expect(r.footprint, r.planner).toBe(Math.max(...PAPER_RECORDS.map((rec, i) => r.offsets[i] + rec.size)));
+      } else {
+        const { ids, sizes } = r.objects!;
+        expect(ids, r.planner).toHaveLength(PAPER_RECORDS.length);
+        expect(r.footprint, r.planner).toBe(sizes.reduce((a, b) => a + b, 0));
+        // Objects laid out contiguously in id order; each record at its object's offset.
+        PAPER_RECORDS.forEach((rec, i) => {
+          expect(sizes[ids[i]], r.planner).toBeGreaterThanOrEqual(rec.size);
+          expect(r.offsets[i], r.planner).toBe(sizes.slice(0, ids[i]).reduce((a, b) => a + b, 0));
+        });
+      }
+    }
+  });
+
+  it('reads a CSV trace; --approach offsets keeps only offsets/* planners', async ({ expect }) => {
+    const report = reportOf(await memplan('plan', traceCsv, '--approach', 'offsets', '--json'));
+    expect(report.source).toBe(traceCsv);
+    expect(report.tensors).toBe(6);
+    expect(report.operators).toBe(12); // the largest upper
+    expect(report.naive).toBe(455);
+    expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS.filter((id) => id.startsWith('offsets/')));
+    for (const r of report.results) {
+      expect(r.approach).toBe('offsets');
+      expect(r.objects).toBeUndefined();
+      expect(overlaps(TRACE_RECORDS, r.offsets), r.planner).toEqual([]);
+    }
+    // offsets/naive stacks the records one after another: the offsets are in input order.
+    expect(report.results.find((r) => r.planner === 'offsets/naive')?.offsets).toEqual([0, 33, 133, 140, 390, 454]);
+  });
+
+  it('--planner may be repeated and comma-separated, and keeps the order given', async ({ expect }) => {
+    const report = reportOf(
+      await memplan('plan', traceCsv, '--planner', 'offsets/naive', '--planner', 'shared-objects/greedy-by-size,offsets/greedy-by-size', '--json'),
+    );
+    expect(report.results.map((r) => r.planner)).toEqual(['offsets/naive', 'shared-objects/greedy-by-size', 'offsets/greedy-by-size']);
+  });
+
+  it('--align 64 makes every offset (and every shared object size) a multiple of 64', async ({ expect }) => {
+    const report = reportOf(await memplan('plan', traceCsv, '--align', '64', '--json'));
+    expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
+    for (const r of report.results) {
+      expect(r.valid, r.planner).toBe(true);
+      expect(r.offsets.filter((o) => o % 64 !== 0), r.planner).toEqual([]);
+      expect(r.objects?.sizes.filter((s) => s % 64 !== 0) ?? [], r.planner).toEqual([]);
+      expect(overlaps(TRACE_RECORDS, r.offsets), r.planner).toEqual([]);
+    }
+    expect(report.results.find((r) => r.planner === 'offsets/naive')?.offsets).toEqual([0, 64, 192, 256, 512, 576]);
+  });
+});
+
+describe.concurrent('memplan plan (human output)', () => {
+  it('prints an aligned table with every planner and the unit MiB', async ({ expect }) => {
+    const run = await memplan('plan', PAPER);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain(PAPER);
+    expect(run.stdout).toContain('MiB');
+    const lines = run.stdout.trimEnd().split('\n');
+    const rule = lines.findIndex((line) => /^-+( +-+)+$/.test(line));
+    expect(rule).toBeGreaterThan(0);
+    const header = lines[rule - 1];
+    expect(header.split(/ {2,}/)).toContain('MiB');
+    const rows = lines.slice(rule + 1);
+    expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(PLANNER_IDS);
+    // Aligned: every row as wide as the rule, and the gaps between columns are blank in every row.
+    const gaps = [...lines[rule].matchAll(/ +/g)].map((m) => m.index!);
+    for (const row of rows) {
+      expect(row.length, row).toBe(lines[rule].length);
+      for (const gap of gaps) expect(row[gap], row).toBe(' ');
+    }
+    expect(rows.find((row) => row.startsWith('offsets/greedy-by-size '))).toMatch(/ 124 /);
+  });
+});
+
+describe.concurrent('memplan plan: bad input and usage', () => {
+  it('a CSV with a negative size: exit 2, one line naming the file and line', async ({ expect }) => {
+    const line = userErrorLine(await memplan('plan', negativeCsv, '--json'));
+    expect(line).toContain(`${negativeCsv}:3`);
+    expect(line).toMatch(/size -4 is negative/);
+  });
+
+  it('a missing file: exit 2, one line naming the file', async ({ expect }) => {
+    const missing = join(dir, 'missing.json');
+    const line = userErrorLine(await memplan('plan', missing));
+    expect(line).toContain(missing);
+    expect(line).toMatch(/no such file/);
+  });
+
+  it('an unknown planner id: exit 2, one line with the closest ids', async ({ expect }) => {
+    const line = userErrorLine(await memplan('plan', PAPER, '--planner', 'offsets/greedy-by-sise'));
+    expect(line).toContain('offsets/greedy-by-sise');
+    expect(line).toContain('offsets/greedy-by-size');
+  });
+
+  it('an unknown option: non-zero exit and a message naming it', async ({ expect }) => {
+    const run = await memplan('plan', PAPER, '--frobnicate');
+    expect(run.status).not.toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/frobnicate/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('no command: non-zero exit and a message', async ({ expect }) => {
+    const run = await memplan();
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/command/);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/io/input-error.ts';
+import { loadProblem } from '../../src/io/source.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TRACES = join(ROOT, '..', 'shared', 'traces');
+
+async function loadError(source: string): Promise<InputError> {
+  const error = await loadProblem(source).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(InputError);
+  const inputError = error as InputError;
+  expect(inputError.file).toBe(source);
+  expect(inputError.message.startsWith(`${source}: `)).toBe(true);
+  expect(inputError.message).not.toContain('\n');
+  return inputError;
+}
+
+describe('loadProblem', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'memplan-source-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads a .csv trace (half-open) and a .json trace (closed) to the same problem', async () => {
+    await writeFile(join(dir, 'a.csv'), 'id,lower,upper,size\nx,0,2,8\ny,1,4,16\n');
+    await writeFile(join(dir, 'a.json'), '[{"id":"x","size":8,"first":0,"last":1},{"id":"y","size":16,"first":1,"last":3}]');
+    const csv = await loadProblem(join(dir, 'a.csv'));
+    const json = await loadProblem(join(dir, 'a.json'));
+    expect(csv).toEqual(json);
+    expect(csv).toEqual({
+      name: 'a',
+      records: [
+        { id: 'x', size: 8, first: 0, last: 1 },
+        { id: 'y', size: 16, first: 1, last: 3 },
+      ],
+      operatorCount: 4,
+    });
+  });
+
+  it('takes the extension in any case', async () => {
+    await writeFile(join(dir, 'UPPER.CSV'), 'id,lower,upper,size\nx,0,1,8\n');
+    expect((await loadProblem(join(dir, 'UPPER.CSV'))).records).toHaveLength(1);
+  });
+
+  it('reads the paper example', async () => {
+    const problem = await loadProblem(join(ROOT, 'examples', 'paper-example.json'));
+    expect(problem.records).toHaveLength(8);
+    expect(problem.operatorCount).toBe(9);
+  });
+
+  it('passes on the reader errors with the file name as given', async () => {
+    const file = join(dir, 'bad.csv');
+    await writeFile(file, 'id,lower,upper,size\nx,0,1,8\ny,0,1,-8\n');
+    const error = await loadProblem(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).file).toBe(file);
+    expect((error as InputError).message).toBe(`${file}:3: size -8 is negative.`);
+  });
+
+  it('a missing file', async () => {
+    const file = join(dir, 'missing.csv');
+    const error = await loadError(file);
+    expect(error.line).toBeUndefined();
+    expect(error.message).toMatch(/no such file/);
+  });
+
+  it('a folder named like a trace', async () => {
+    const folder = join(dir, 'folder.json');
+    await mkdir(folder);
+    expect((await loadError(folder)).message).toMatch(/cannot be read/);
+  });
+
+  it.each(['trace.txt', 'trace', 'trace.csv.gz', 'dir.csv/trace'])('an unknown extension: %s', async (name) => {
+    expect((await loadError(join(dir, name))).message).toMatch(/unknown source type.*\.csv or \.json/);
+  });
+
+  it.each(['zoo:mobilenet-v1', 'zoo:no-such-model', 'model.onnx', 'nets/model.tflite', 'MODEL.ONNX'])(
+    'a network source is not supported yet: %s',
+    async (source) => {
+      expect((await loadError(source)).message).toMatch(/not supported .*yet/);
+    },
+  );
+});
+
+const haveTraces = existsSync(TRACES);
+if (!haveTraces) {
+  console.warn(`test/io/source.test.ts: skipping the real traces: ${TRACES} is absent (the shared folder is not checked out).`);
+}
+
+describe.skipIf(!haveTraces)('loadProblem on real traces (../shared/traces)', () => {
+  const minimalloc = join(TRACES, 'minimalloc', 'input.12.csv');
+  const idealloc = join(TRACES, 'idealloc', 'Y_1.csv');
+
+  it.skipIf(!existsSync(minimalloc))('minimalloc/input.12.csv: 5 records, closed intervals', async () => {
+    const problem = await loadProblem(minimalloc);
+    expect(problem.name).toBe('input.12');
+    expect(problem.records).toEqual([
+      { id: 'b1', size: 4, first: 0, last: 2 },
+      { id: 'b2', size: 4, first: 3, last: 8 },
+      { id: 'b3', size: 4, first: 0, last: 8 },
+      { id: 'b4', size: 4, first: 9, last: 20 },
+      { id: 'b5', size: 4, first: 0, last: 20 },
+    ]);
+    expect(problem.operatorCount).toBe(21);
+  });
+
+  it.skipIf(!existsSync(idealloc))('idealloc/Y_1.csv: 62,185 records', async () => {
+    const problem = await loadProblem(idealloc);
+    expect(problem.records).toHaveLength(62_185);
+    let lastOperator = -1;
+    let malformed = 0;
+    for (const r of problem.records) {
+      if (!(r.first >= 0 && r.first <= r.last && Number.isSafeInteger(r.size) && r.size >= 0)) malformed++;
+      lastOperator = Math.max(lastOperator, r.last);
+    }
+    expect(malformed).toBe(0);
+    expect(problem.operatorCount).toBe(lastOperator + 1);
+    expect(new Set(problem.records.map((r) => r.id)).size).toBe(62_185);
+  });
+});
