@@ -17,6 +17,17 @@ interface PlannerInfo {
   /** Where the strategy comes from. */
   readonly citation: string;
   readonly complexity: Complexity;
+  /**
+   * The largest problem (records) it plans in reasonable time and memory on a laptop;
+   * callers skip it, or refuse, above this. Absent: no limit.
+   */
+  readonly maxRecords?: number;
+}
+
+/** Why a planner will not take this problem, or undefined when it will. */
+export function beyondLimit(planner: Planner, records: number): string | undefined {
+  if (planner.maxRecords === undefined || records <= planner.maxRecords) return undefined;
+  return `${planner.id} plans at most ${planner.maxRecords} records (it is O(${planner.complexity})); this problem has ${records}.`;
 }
 
 export interface SharedObjectsPlanner extends PlannerInfo {

@@ -4,7 +4,7 @@ import { APPROACHES, type Approach } from '../../core/plans.ts';
 import { naiveFootprint } from '../../core/problem.ts';
 import { loadProblem } from '../../io/source.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
-import type { Planner } from '../../planners/planner.ts';
+import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';
 import { alignedTable, mib } from '../format.ts';
@@ -34,8 +34,19 @@ export function registerPlan(cli: Argv): Argv {
       const planners = choosePlanners(args.planner, args.approach);
       if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
       const problem = await loadProblem(args.source);
+      const explicit = args.planner !== undefined && args.planner.length > 0;
+      const skipped: { planner: string; reason: string }[] = [];
+      const runnable = planners.filter((planner) => {
+        const reason = beyondLimit(planner, problem.records.length);
+        if (reason === undefined) return true;
+        // Asked for by name: refuse clearly rather than run out of time or memory.
+        if (explicit) throw new UsageError(reason);
+        skipped.push({ planner: planner.id, reason });
+        process.stderr.write(`memplan: skipped ${reason}\n`);
+        return false;
+      });
       const bounds = lowerBounds(problem);
-      const results = planners.map((planner) => planAndVerify(planner, problem, { alignment: args.align, bounds }));
+      const results = runnable.map((planner) => planAndVerify(planner, problem, { alignment: args.align, bounds }));
       const report = {
         source: args.source,
         tensors: problem.records.length,
@@ -43,6 +54,7 @@ export function registerPlan(cli: Argv): Argv {
         naive: naiveFootprint(problem),
         lowerBounds: { offsets: bounds.offsets, sharedObjects: bounds.sharedObjects },
         results: results.map(jsonResult),
+        ...(skipped.length > 0 ? { skipped } : {}),
       };
       if (args.json) {
         process.stdout.write(`${JSON.stringify(report)}\n`);

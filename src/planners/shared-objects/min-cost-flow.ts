@@ -20,35 +20,60 @@ export const minCostFlow: SharedObjectsPlanner = {
   title: 'Min-cost Flow',
   citation: 'Lee et al. 2019, "On-Device Neural Net Inference with Mobile GPUs"',
   complexity: 'n^3',
+  // n^2 edges, n shortest-path rounds: about 15 s at 800 records here.
+  maxRecords: 1_000,
   plan(problem, options) {
     const { objectIds, objectSizes } = inFirstUseOrder(withAlignedSizes(problem, options), solveMinCostFlow);
     return sharedObjectsPlan(objectIds, objectSizes);
   },
 };
 
+/**
+ * Edges are collected in insertion order, then frozen into compressed rows (typed arrays)
+ * that keep each vertex's edges in that order, which the tie-breaking depends on.
+ */
 class FlowNetwork {
-  readonly to: number[] = [];
-  readonly from: number[] = [];
-  readonly capacity: number[] = [];
-  readonly cost: number[] = [];
-  readonly outgoing: number[][];
+  private readonly pending: number[] = [];
+  to!: Int32Array;
+  from!: Int32Array;
+  capacity!: Int8Array;
+  cost!: Float64Array;
+  /** Edges of vertex v: edgeOf[rowStart[v] .. rowStart[v + 1]). */
+  rowStart!: Int32Array;
+  edgeOf!: Int32Array;
 
-  constructor(vertices: number) {
-    this.outgoing = Array.from({ length: vertices }, () => []);
+  constructor(private readonly vertices: number) {}
+
+  /** Adds an edge of capacity 1 and its residual twin (id ^ 1, capacity 0). */
+  addEdge(from: number, to: number, cost: number): void {
+    this.pending.push(from, to, cost);
   }
 
-  /** Adds an edge and its residual twin (id ^ 1). */
-  addEdge(from: number, to: number, capacity: number, cost: number): void {
-    for (const [a, b, cap, c] of [
-      [from, to, capacity, cost],
-      [to, from, 0, -cost],
-    ]) {
-      this.outgoing[a].push(this.to.length);
-      this.from.push(a);
-      this.to.push(b);
-      this.capacity.push(cap);
-      this.cost.push(c);
+  freeze(): void {
+    const edges = (this.pending.length / 3) * 2;
+    this.to = new Int32Array(edges);
+    this.from = new Int32Array(edges);
+    this.capacity = new Int8Array(edges);
+    this.cost = new Float64Array(edges);
+    const degree = new Int32Array(this.vertices + 1);
+    for (let k = 0, e = 0; k < this.pending.length; k += 3, e += 2) {
+      const [a, b, c] = [this.pending[k], this.pending[k + 1], this.pending[k + 2]];
+      this.from[e] = a;
+      this.to[e] = b;
+      this.capacity[e] = 1;
+      this.cost[e] = c;
+      this.from[e + 1] = b;
+      this.to[e + 1] = a;
+      this.cost[e + 1] = -c;
+      degree[a + 1]++;
+      degree[b + 1]++;
     }
+    this.rowStart = new Int32Array(this.vertices + 1);
+    for (let v = 0; v < this.vertices; v++) this.rowStart[v + 1] = this.rowStart[v] + degree[v + 1];
+    const fill = this.rowStart.slice(0, this.vertices);
+    this.edgeOf = new Int32Array(edges);
+    for (let e = 0; e < edges; e++) this.edgeOf[fill[this.from[e]]++] = e;
+    this.pending.length = 0;
   }
 }
 
@@ -74,11 +99,13 @@ function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignme
         dead.push(j);
       }
     }
-    net.addEdge(source, i, 1, 0);
-    net.addEdge(right(i), sink, 1, 0);
-    net.addEdge(source, right(i), 1, records[i].size);
-    for (const j of dead) net.addEdge(j, right(i), 1, Math.max(0, records[i].size - records[j].size));
+    net.addEdge(source, i, 0);
+    net.addEdge(right(i), sink, 0);
+    net.addEdge(source, right(i), records[i].size);
+    for (const j of dead) net.addEdge(j, right(i), Math.max(0, records[i].size - records[j].size));
   }
+  net.freeze();
+  const { to, from, capacity, cost, rowStart, edgeOf } = net;
 
   const vertices = 2 * n + 2;
   const distance = new Float64Array(vertices);
@@ -98,10 +125,11 @@ function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignme
       const v = queue[head];
       head = (head + 1) % queue.length;
       queued[v] = 0;
-      for (const e of net.outgoing[v]) {
-        if (net.capacity[e] <= 0) continue;
-        const u = net.to[e];
-        const candidate = distance[v] + net.cost[e];
+      for (let k = rowStart[v]; k < rowStart[v + 1]; k++) {
+        const e = edgeOf[k];
+        if (capacity[e] <= 0) continue;
+        const u = to[e];
+        const candidate = distance[v] + cost[e];
         if (candidate < distance[u]) {
           distance[u] = candidate;
           viaEdge[u] = e;
@@ -114,9 +142,9 @@ function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignme
       }
     }
     if (distance[sink] === Infinity) break;
-    for (let v = sink; v !== source; v = net.from[viaEdge[v]]) {
-      net.capacity[viaEdge[v]] -= 1;
-      net.capacity[viaEdge[v] ^ 1] += 1;
+    for (let v = sink; v !== source; v = from[viaEdge[v]]) {
+      capacity[viaEdge[v]] -= 1;
+      capacity[viaEdge[v] ^ 1] += 1;
     }
   }
 
@@ -125,16 +153,18 @@ function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignme
   const follow = (tensor: number, object: number): number => {
     objectIds[tensor] = object;
     let size = records[tensor].size;
-    for (const e of net.outgoing[tensor]) {
-      const v = net.to[e];
-      if (net.capacity[e] === 0 && isRight(v) && objectIds[v - n] < 0) size = Math.max(size, follow(v - n, object));
+    for (let k = rowStart[tensor]; k < rowStart[tensor + 1]; k++) {
+      const e = edgeOf[k];
+      const v = to[e];
+      if (capacity[e] === 0 && isRight(v) && objectIds[v - n] < 0) size = Math.max(size, follow(v - n, object));
     }
     return size;
   };
-  for (const e of net.outgoing[source]) {
-    if (net.capacity[e] === 0 && isRight(net.to[e])) {
+  for (let k = rowStart[source]; k < rowStart[source + 1]; k++) {
+    const e = edgeOf[k];
+    if (capacity[e] === 0 && isRight(to[e])) {
       const object = objectSizes.push(0) - 1;
-      objectSizes[object] = follow(net.to[e] - n, object);
+      objectSizes[object] = follow(to[e] - n, object);
     }
   }
   return { objectIds, objectSizes };
