@@ -1,6 +1,8 @@
-import { alignUp } from '../../core/alignment.ts';
+import { alignUp, checkAlignment } from '../../core/alignment.ts';
 import { denseTime } from '../../core/dense-time.ts';
+import { offsetsPlan, type OffsetsPlan } from '../../core/plans.ts';
 import type { Problem } from '../../core/problem.ts';
+import type { PlannerOptions } from '../planner.ts';
 
 /**
  * The placement step of the paper's Algorithm 3, shared by the offsets strategies that
@@ -13,6 +15,21 @@ export interface GapSearch {
   /** The offset Algorithm 3 gives `record` against the records placed so far. */
   bestFit(record: number): number;
   place(record: number, offset: number): void;
+}
+
+/** Places records one at a time, in the order `visit` calls `place`, each by the gap search. */
+export function placeByGapSearch(
+  problem: Problem,
+  options: PlannerOptions | undefined,
+  visit: (place: (record: number) => void) => void,
+): OffsetsPlan {
+  const search = createGapSearch(problem, checkAlignment(options?.alignment));
+  const offsets = new Float64Array(problem.records.length);
+  visit((record) => {
+    offsets[record] = search.bestFit(record);
+    search.place(record, offsets[record]);
+  });
+  return offsetsPlan(problem, offsets);
 }
 
 export function createGapSearch(problem: Problem, alignment: number): GapSearch {

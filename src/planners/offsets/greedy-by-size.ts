@@ -1,8 +1,6 @@
-import { checkAlignment } from '../../core/alignment.ts';
-import { offsetsPlan } from '../../core/plans.ts';
 import { bySizeDescending } from '../first-use-order.ts';
 import type { OffsetsPlanner } from '../planner.ts';
-import { createGapSearch } from './gap-search.ts';
+import { placeByGapSearch } from './gap-search.ts';
 
 /**
  * Greedy by Size for Offset Calculation (paper, Algorithm 3; TFLite's
@@ -16,14 +14,5 @@ export const greedyBySize: OffsetsPlanner = {
   title: 'Greedy by Size',
   citation: 'Pisarchyk & Lee 2020, Algorithm 3',
   complexity: 'n log n',
-  plan(problem, options) {
-    const alignment = checkAlignment(options?.alignment);
-    const search = createGapSearch(problem, alignment);
-    const offsets = new Float64Array(problem.records.length);
-    for (const i of bySizeDescending(problem.records)) {
-      offsets[i] = search.bestFit(i);
-      search.place(i, offsets[i]);
-    }
-    return offsetsPlan(problem, offsets);
-  },
+  plan: (problem, options) => placeByGapSearch(problem, options, (place) => bySizeDescending(problem.records).forEach(place)),
 };
