@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
+import { GraphError } from '../graph/ir.ts';
 import { InputError } from '../io/input-error.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
 import { registerList } from './commands/list.ts';
@@ -8,7 +9,7 @@ import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, UnknownPlannerError, UsageError];
+const USER_ERRORS = [InputError, InvalidProblemError, GraphError, UnknownPlannerError, UsageError];
 
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv)
