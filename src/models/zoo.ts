@@ -1,0 +1,55 @@
+import { isDType } from '../graph/dtype.ts';
+import type { Graph } from '../graph/ir.ts';
+import { blazeface } from './blazeface.ts';
+import { deeplabV3 } from './deeplab-v3.ts';
+import { inceptionV3 } from './inception-v3.ts';
+import { mobilenetV1 } from './mobilenet-v1.ts';
+import { mobilenetV2 } from './mobilenet-v2.ts';
+import type { ModelParameters, ZooModel } from './model.ts';
+import { posenet } from './posenet.ts';
+
+/** The six networks of the paper, in the order of its tables. */
+export const ZOO: readonly ZooModel[] = [mobilenetV1, mobilenetV2, deeplabV3, inceptionV3, posenet, blazeface];
+
+export class ZooError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ZooError';
+  }
+}
+
+const PARAMETER_KEYS: Record<string, keyof ModelParameters> = {
+  input: 'inputSize',
+  width: 'widthMultiplier',
+  batch: 'batch',
+  dtype: 'dtype',
+};
+
+/**
+ * Builds `zoo:<name>` or `zoo:<name>?input=160&width=0.5&batch=2&dtype=float16`
+ * (only the parameters the network allows).
+ */
+export function buildZooModel(source: string): Graph {
+  const [name, query = ''] = source.replace(/^zoo:/, '').split('?', 2);
+  const model = ZOO.find((m) => m.name === name);
+  if (!model) throw new ZooError(`${source}: no such network; the zoo has ${ZOO.map((m) => m.name).join(', ')}.`);
+  const parameters: { -readonly [K in keyof ModelParameters]: ModelParameters[K] } = { ...model.defaults };
+  for (const pair of query.split('&').filter((s) => s !== '')) {
+    const [key, value = ''] = pair.split('=', 2);
+    const field = PARAMETER_KEYS[key];
+    if (field === undefined) throw new ZooError(`${source}: unknown parameter "${key}"; use ${Object.keys(PARAMETER_KEYS).join(', ')}.`);
+    if (!model.tunable.includes(field)) throw new ZooError(`${source}: ${model.name} is fixed at ${key}=${model.defaults[field]} by the published model.`);
+    if (field === 'dtype') {
+      if (!isDType(value)) throw new ZooError(`${source}: unknown element type "${value}".`);
+      parameters.dtype = value;
+      continue;
+    }
+    const number = Number(value);
+    const whole = field !== 'widthMultiplier';
+    if (!Number.isFinite(number) || number <= 0 || (whole && !Number.isInteger(number))) {
+      throw new ZooError(`${source}: ${key} must be a ${whole ? 'whole ' : ''}number > 0, got "${value}".`);
+    }
+    parameters[field] = number;
+  }
+  return model.build(parameters);
+}
