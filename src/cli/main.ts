@@ -3,13 +3,15 @@ import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
 import { InputError } from '../io/input-error.ts';
+import { ZooError } from '../models/zoo.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
+import { registerExport } from './commands/export.ts';
 import { registerList } from './commands/list.ts';
 import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, GraphError, UnknownPlannerError, UsageError];
+const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, UsageError];
 
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv)
@@ -25,6 +27,7 @@ export async function main(argv: string[]): Promise<void> {
     });
   cli = registerPlan(cli);
   cli = registerList(cli);
+  cli = registerExport(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -26,6 +26,9 @@ export interface RecordOptions {
   readonly dropIdentityOps?: boolean;
 }
 
+/** The record options of the paper's reproduction (see RecordOptions). */
+export const PAPER_RECORD_OPTIONS: RecordOptions = { elementSize: 4 };
+
 /**
  * Graph + execution order -> Problem: every non-constant tensor that an operator reads or
  * writes is a record, live from the first to the last operator that touches it. Records

@@ -1,27 +1,55 @@
 import { readFile } from 'node:fs/promises';
 import type { Problem } from '../core/problem.ts';
+import type { Graph } from '../graph/ir.ts';
+import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
+import { buildZooModel } from '../models/zoo.ts';
 import { InputError } from './input-error.ts';
+import { readOnnx } from './onnx/read-onnx.ts';
 import { parseRecordsCsv } from './records-csv.ts';
 import { parseRecordsJson } from './records-json.ts';
+import { readTflite } from './tflite/read-tflite.ts';
+
+export interface SourceOptions {
+  /** Full shapes for graph inputs whose dimensions the file leaves open. */
+  readonly inputShapes?: ReadonlyMap<string, readonly number[]>;
+}
+
+/** A network enters as a Graph; a record file enters directly as a Problem. */
+export type Source = { readonly kind: 'graph'; readonly graph: Graph } | { readonly kind: 'records'; readonly problem: Problem };
+
+export const SOURCE_KINDS = 'zoo:<model>, .tflite, .onnx, .csv (MiniMalloc, half-open) or .json (closed) records';
 
 /**
- * The one door from a source name to what the pipeline plans (DESIGN.md): record files
- * enter at Problem. Graph sources (`zoo:`, .onnx, .tflite) arrive with the graph layer.
+ * The one door from a source name to what the pipeline plans (DESIGN.md): `zoo:` names
+ * and paths by extension. Commands and the runner come through here, never to a reader.
  */
-export async function loadProblem(source: string): Promise<Problem> {
-  if (source.startsWith('zoo:') || /\.(onnx|tflite)$/i.test(source)) {
-    throw new InputError(source, undefined, 'network sources (zoo:, .onnx, .tflite) are not supported by this version yet; give a .csv or .json record file.');
-  }
+export async function loadSource(source: string, options: SourceOptions = {}): Promise<Source> {
+  if (source.startsWith('zoo:')) return { kind: 'graph', graph: buildZooModel(source) };
   const extension = /\.([^./\\]+)$/.exec(source)?.[1]?.toLowerCase();
-  if (extension !== 'csv' && extension !== 'json') {
-    throw new InputError(source, undefined, 'unknown source type; expected a .csv or .json record file.');
+  if (extension === undefined || !['csv', 'json', 'tflite', 'onnx'].includes(extension)) {
+    throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(source, 'utf8');
+    bytes = await readFile(source);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(source, undefined, code === 'ENOENT' ? 'no such file.' : `cannot be read (${code ?? String(error)}).`);
   }
-  return extension === 'csv' ? parseRecordsCsv(text, source) : parseRecordsJson(text, source);
+  switch (extension) {
+    case 'csv':
+      return { kind: 'records', problem: parseRecordsCsv(bytes.toString('utf8'), source) };
+    case 'json':
+      return { kind: 'records', problem: parseRecordsJson(bytes.toString('utf8'), source) };
+    case 'tflite':
+      return { kind: 'graph', graph: readTflite(new Uint8Array(bytes), source, options) };
+    default:
+      return { kind: 'graph', graph: readOnnx(new Uint8Array(bytes), source, options) };
+  }
+}
+
+/** Any source as usage records; graphs go through `graphToProblem` with the record options. */
+export async function loadProblem(source: string, options: SourceOptions & RecordOptions = {}): Promise<Problem> {
+  const loaded = await loadSource(source, options);
+  return loaded.kind === 'records' ? loaded.problem : graphToProblem(loaded.graph, options);
 }

@@ -29,8 +29,8 @@ export const blazeface: ZooModel = {
     BLOCKS.forEach(([channels, stride], k) => {
       const suffix = k === 0 ? '' : `_${k}`;
       const main = b.depthwise(`depthwise_conv2d${suffix}`, x, { kernel: 3, stride });
-      let skip = stride === 2 ? b.pool(`max_pooling2d${stride2Suffix(k)}`, 'MaxPool', x, 2, 2, 'valid') : x;
-      const projected = b.conv(`conv2d_${k + 1}`, main, { out: channels, kernel: 1 });
+      let skip = stride === 2 ? b.pool(`max_pooling2d${stride2Suffix(k)}`, 'MaxPool', x, 2, 2, 'same') : x;
+      const projected = b.conv(`conv2d_${k + 1}`, main, { out: channels, kernel: 1, padding: 'valid' });
       const inChannels = b.shapeOf(skip)[3];
       if (channels > inChannels) {
         skip = b.pad(`channel_padding${padSuffix(k)}`, skip, [[0, 0], [0, 0], [0, 0], [0, channels - inChannels]]);
@@ -39,15 +39,18 @@ export const blazeface: ZooModel = {
       if (k === 10 || k === 15) taps.push(x);
     });
     const [map16, map8] = taps;
-    const anchors = (map: string, perCell: number, depth: number, name: string, reshaped: string): string => {
+    // The file runs the four head convolutions first, then the four reshapes.
+    const heads = [
+      [map16, 2, 1, 'classificator_8', 'reshape'],
+      [map8, 6, 1, 'classificator_16', 'reshape_2'],
+      [map16, 2, 16, 'regressor_8', 'reshape_1'],
+      [map8, 6, 16, 'regressor_16', 'reshape_3'],
+    ] as const;
+    const convolved = heads.map(([map, perCell, depth, name]) => b.conv(name, map, { out: perCell * depth, kernel: 1 }));
+    const [classes8, classes16, boxes8, boxes16] = heads.map(([map, perCell, depth, , reshaped], k) => {
       const [batch, h, w] = b.shapeOf(map);
-      const head = b.conv(name, map, { out: perCell * depth, kernel: 1 });
-      return b.reshape(reshaped, head, [batch, h * w * perCell, depth]);
-    };
-    const classes8 = anchors(map16, 2, 1, 'classificator_8', 'reshape');
-    const classes16 = anchors(map8, 6, 1, 'classificator_16', 'reshape_2');
-    const boxes8 = anchors(map16, 2, 16, 'regressor_8', 'reshape_1');
-    const boxes16 = anchors(map8, 6, 16, 'regressor_16', 'reshape_3');
+      return b.reshape(reshaped, convolved[k], [batch, h * w * perCell, depth]);
+    });
     const classificators = b.concat('classificators', [classes8, classes16], 1);
     const regressors = b.concat('regressors', [boxes8, boxes16], 1);
     return b.build([regressors, classificators]);

@@ -23,7 +23,7 @@ export const deeplabV3: ZooModel = {
     const divisibleBy = p.widthMultiplier === 1 ? 8 : 1;
     const features = mobilenetV2Body(b, input, { widthMultiplier: p.widthMultiplier, outputStride: 8, divisibleBy });
     const [, h, w] = b.shapeOf(features);
-    let pooled = b.pool('AvgPool2D/AvgPool', 'AveragePool', features, [h, w], 1, 'valid');
+    let pooled = b.pool('AvgPool2D/AvgPool', 'AveragePool', features, [h, w], h, 'valid');
     pooled = b.conv('image_pooling', pooled, { out: 256, kernel: 1, activation: 'relu' });
     pooled = b.resizeBilinear('ResizeBilinear_1', pooled, [h, w], true);
     const aspp0 = b.conv('aspp0', features, { out: 256, kernel: 1, activation: 'relu' });

@@ -2,19 +2,19 @@ import type { Argv } from 'yargs';
 import { lowerBounds } from '../../core/bounds.ts';
 import { APPROACHES, type Approach } from '../../core/plans.ts';
 import { naiveFootprint } from '../../core/problem.ts';
-import { loadProblem } from '../../io/source.ts';
+import { loadProblem, SOURCE_KINDS } from '../../io/source.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';
 import { alignedTable, mib } from '../format.ts';
+import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
-interface PlanArgs {
+interface PlanArgs extends SourceArgs {
   source: string;
   planner?: string[];
   approach?: Approach;
   align: number;
-  includeGraphIo: boolean;
   json: boolean;
 }
 
@@ -23,17 +23,16 @@ export function registerPlan(cli: Argv): Argv {
     'plan <source>',
     'Plan a problem with one or more strategies; every plan is verified before it is shown',
     (y) =>
-      y
-        .positional('source', { type: 'string', demandOption: true, describe: 'a .csv (MiniMalloc, half-open) or .json (closed) record file' })
+      withSourceOptions(y)
+        .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
         .option('planner', { type: 'string', array: true, describe: 'planner id (repeatable); default: every planner of the approach' })
         .option('approach', { choices: APPROACHES, describe: 'only planners of this approach' })
         .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
-        .option('include-graph-io', { type: 'boolean', default: false, describe: 'graph sources: keep graph inputs and outputs as records' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
     async (args) => {
       const planners = choosePlanners(args.planner, args.approach);
       if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
-      const problem = await loadProblem(args.source);
+      const problem = await loadProblem(args.source, sourceOptions(args));
       const explicit = args.planner !== undefined && args.planner.length > 0;
       const skipped: { planner: string; reason: string }[] = [];
       const runnable = planners.filter((planner) => {

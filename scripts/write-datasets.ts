@@ -1,0 +1,8 @@
+/** `npm run datasets`: rewrites datasets/zoo/*.csv from the zoo (a test fails when they are stale). */
+import { writeFileAtomic } from '../src/io/atomic-write.ts';
+import { zooDatasets } from '../src/io/datasets.ts';
+
+for (const file of zooDatasets()) {
+  await writeFileAtomic(file.path, file.content);
+  console.log(`wrote ${file.path}`);
+}

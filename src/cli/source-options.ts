@@ -1,0 +1,51 @@
+import type { Argv } from 'yargs';
+import type { RecordOptions } from '../graph/lifetimes.ts';
+import type { SourceOptions } from '../io/source.ts';
+import { UsageError } from './errors.ts';
+
+export interface SourceArgs {
+  inputShape?: string[];
+  includeGraphIo: boolean;
+  elementSize?: number;
+  roundChannels: boolean;
+  fuseActivations: boolean;
+  dropIdentityOps: boolean;
+}
+
+/** The options every command that reads a network shares (how a graph becomes records). */
+export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
+  return y
+    .option('input-shape', { type: 'string', array: true, describe: 'fix a dynamic graph input: name=1x224x224x3 (repeatable)' })
+    .option('include-graph-io', { type: 'boolean', default: false, describe: 'graph sources: keep graph inputs and outputs as records' })
+    .option('element-size', { type: 'number', describe: 'graph sources: bytes per element for every tensor (4 = fp32, as the paper)' })
+    .option('round-channels', { type: 'boolean', default: false, describe: 'graph sources: round channels up to a multiple of 4 (GPU PHWC4)' })
+    .option('fuse-activations', { type: 'boolean', default: false, describe: 'graph sources: fuse standalone activations into their producers' })
+    .option('drop-identity-ops', { type: 'boolean', default: false, describe: 'graph sources: drop ops that move no data' }) as unknown as Argv<T & SourceArgs>;
+}
+
+export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
+  if (args.elementSize !== undefined && (!Number.isSafeInteger(args.elementSize) || args.elementSize < 1)) {
+    throw new UsageError(`--element-size must be a whole number of bytes >= 1, got ${args.elementSize}.`);
+  }
+  return {
+    inputShapes: parseInputShapes(args.inputShape ?? []),
+    includeGraphIO: args.includeGraphIo,
+    elementSize: args.elementSize,
+    roundChannelsTo4: args.roundChannels,
+    fuseActivations: args.fuseActivations,
+    dropIdentityOps: args.dropIdentityOps,
+  };
+}
+
+/** `name=1x224x224x3` pairs. */
+export function parseInputShapes(values: readonly string[]): Map<string, number[]> {
+  const shapes = new Map<string, number[]>();
+  for (const value of values) {
+    const match = /^(.+)=(\d+(?:x\d+)*)$/.exec(value);
+    if (!match) throw new UsageError(`--input-shape "${value}" is not of the form name=1x224x224x3.`);
+    const shape = match[2].split('x').map(Number);
+    if (shape.some((d) => !Number.isSafeInteger(d) || d < 1)) throw new UsageError(`--input-shape "${value}": dimensions must be whole numbers >= 1.`);
+    shapes.set(match[1], shape);
+  }
+  return shapes;
+}

@@ -1,0 +1,839 @@
+import { DTYPE_BYTES, type DType } from '../../graph/dtype.ts';
+import { GraphError, elementCount, type Activation, type Graph, type Node, type Padding, type Tensor } from '../../graph/ir.ts';
+import { inferOutputShapes, resolveReshape, samePadding } from '../../graph/shape-inference.ts';
+import { InputError } from '../input-error.ts';
+import {
+  ATTRIBUTE_TYPE,
+  EXTERNAL,
+  FLAT_SUFFIX,
+  ONNX_TYPE,
+  PRE_SUFFIX,
+  TWO_D_SUFFIX,
+  onnx,
+  type AttributeProto,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+  type ValueInfoProto,
+} from './proto.ts';
+import { numbersOf, typedArrayOf } from './tensor-data.ts';
+
+export interface ReadOnnxOptions {
+  /** Shapes for graph inputs with dynamic dimensions (the command line's --input-shape). */
+  readonly inputShapes?: ReadonlyMap<string, readonly number[]>;
+}
+
+/**
+ * Reads an ONNX model (NCHW) into the IR.
+ *
+ * - Initializers (and Constant nodes) are constants; their values stay addressable as typed
+ *   arrays (see tensor-data.ts). An initializer with data_location EXTERNAL is a constant
+ *   without data (`writeOnnx`'s weights 'none' writes them so). A graph input that is also an
+ *   initializer is a constant, not an input.
+ * - Shapes: graph inputs from their declaration (a dynamic dimension needs --input-shape);
+ *   every node output by shape inference, checked against value_info / graph outputs where
+ *   the file declares them.
+ * - Attributes that later opsets turned into inputs are read from either place (Pad pads,
+ *   Squeeze/Unsqueeze axes, ReduceMean axes, Reshape shape, Resize scales/sizes, Clip
+ *   min/max); those inputs must be constants. Structural inputs (pads, shapes, axes, sizes,
+ *   scales, bounds) do not stay on the IR node: only the data inputs do.
+ * - Identity and Dropout are dropped: their output is an alias of their input.
+ * - Constants that no IR node reads afterwards (they became attributes, or nothing used
+ *   them) are not in the Graph.
+ * - Extra outputs (Dropout's mask, MaxPool's indices) are allowed while nothing reads them.
+ *
+ * Fusion: a standalone activation (Relu, Clip(0, 6), Clip(0, inf), Clip(-1, 1), Sigmoid,
+ * Tanh) is fused into the op producing its input ONLY when that input is named
+ * `<activation output>:pre` (the marker `writeOnnx` uses for a fused activation), nothing
+ * else reads it, and the producer has no activation. Any other standalone activation stays a
+ * node of its own, so the records of a foreign model are exactly its tensors. Likewise the
+ * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected.
+ * So `readOnnx(writeOnnx(g))` has the records of `g`.
+ *
+ * Errors: a file that does not decode is an InputError; a model the IR cannot express (an
+ * unsupported op, a shape mismatch) is a GraphError naming the file and the node.
+ */
+export function readOnnx(bytes: Uint8Array, file: string, options: ReadOnnxOptions = {}): Graph {
+  let model: ModelProto;
+  try {
+    model = onnx.ModelProto.decode(bytes);
+  } catch {
+    throw new InputError(file, undefined, 'is not a readable ONNX model: its protobuf data is corrupt or truncated.');
+  }
+  return new OnnxReader(model, file, options).read();
+}
+
+const DTYPE_OF_ONNX: Partial<Record<number, DType>> = {
+  [ONNX_TYPE.FLOAT]: 'float32',
+  [ONNX_TYPE.UINT8]: 'uint8',
+  [ONNX_TYPE.INT8]: 'int8',
+  [ONNX_TYPE.INT16]: 'int16',
+  [ONNX_TYPE.INT32]: 'int32',
+  [ONNX_TYPE.INT64]: 'int64',
+  [ONNX_TYPE.BOOL]: 'bool',
+  [ONNX_TYPE.FLOAT16]: 'float16',
+  [ONNX_TYPE.DOUBLE]: 'float64',
+};
+
+const ONNX_TYPE_NAME: Record<number, string> = Object.fromEntries(Object.entries(ONNX_TYPE).map(([k, v]) => [v, k]));
+
+/** Ops whose IR form carries a fused activation. */
+const TAKES_ACTIVATION = new Set<Node['op']>(['Conv', 'FullyConnected', 'Add', 'Mul', 'Concat', 'AveragePool', 'MaxPool']);
+
+/** A protobufjs int64 (Long) or number. */
+type Int64 = number | { toNumber(): number; toString(): string } | null | undefined;
+
+/** A declared shape: undefined dims are dynamic; `dims` undefined is an unknown rank. */
+interface Declared {
+  readonly dims: readonly (number | undefined)[] | undefined;
+  readonly elemType: number;
+}
+
+/** A mapped node, or a standalone activation that may still be fused (see readOnnx). */
+type Entry =
+  | { readonly kind: 'node'; node: Node }
+  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string };
+
+const MAX_BYTES = Number.MAX_SAFE_INTEGER;
+const CONSTANT_OF_SHAPE_LIMIT = 1 << 16;
+
+class OnnxReader {
+  private readonly tensors = new Map<string, Tensor>();
+  private readonly declared = new Map<string, Declared>();
+  private readonly alias = new Map<string, string>();
+  private readonly extraOutputs = new Map<string, string>();
+  private readonly entries: (Entry | undefined)[] = [];
+  private opset = 0;
+
+  constructor(
+    private readonly model: ModelProto,
+    private readonly file: string,
+    private readonly options: ReadOnnxOptions,
+  ) {}
+
+  private inputError(problem: string): never {
+    throw new InputError(this.file, undefined, problem);
+  }
+
+  private graphError(problem: string): never {
+    throw new GraphError(`${this.file}: ${problem}`);
+  }
+
+  private int(value: Int64, what: string): number {
+    const n = typeof value === 'number' ? value : value == null ? 0 : value.toNumber();
+    if (!Number.isSafeInteger(n)) this.inputError(`${what} ${value === null || value === undefined ? '' : value.toString()} is not a whole number below 2^53.`);
+    return n;
+  }
+
+  read(): Graph {
+    const graph = this.model.graph;
+    if (!graph) this.inputError('contains no graph; it is not an ONNX model.');
+    for (const entry of this.model.opsetImport ?? []) {
+      if (entry.domain === '' || entry.domain === 'ai.onnx' || entry.domain == null) this.opset = this.int(entry.version, 'the opset version');
+    }
+    if (this.opset <= 0) this.inputError('declares no opset for the default ONNX domain (opset_import).');
+
+    for (const info of [...(graph.valueInfo ?? []), ...(graph.output ?? [])]) {
+      if (info.name) this.declared.set(info.name, this.declaredOf(info));
+    }
+    for (const initializer of graph.initializer ?? []) this.addConstant(initializer, initializer.name ?? '');
+    const inputs = this.readInputs(graph);
+
+    (graph.node ?? []).forEach((proto, index) => this.readNode(proto, index));
+
+    const outputs = (graph.output ?? []).map((info) => {
+      const name = this.resolve(info.name ?? '');
+      const extra = this.extraOutputs.get(name);
+      if (extra !== undefined) this.graphError(`graph output ${name} is an extra output of node ${extra}, which is not supported (only first outputs are).`);
+      if (!this.tensors.has(name)) this.graphError(`graph output ${info.name} is not produced by any node.`);
+      return name;
+    });
+    const nodes = this.foldExporterMarkers(outputs);
+    // Constants no IR node reads (pads, shapes, axes, sizes now held as attributes; unused
+    // initializers) are left out.
+    const used = new Set([...nodes.flatMap((node) => node.inputs), ...outputs]);
+    for (const [name, tensor] of this.tensors) if (tensor.constant && !used.has(name)) this.tensors.delete(name);
+    return { name: graph.name || this.file.replace(/^.*[\\/]/, '').replace(/\.onnx$/i, ''), layout: 'NCHW', tensors: this.tensors, nodes, inputs, outputs };
+  }
+
+  // ----- declarations, constants, inputs -----
+
+  private dtypeOf(elemType: number, what: string): DType {
+    const dtype = DTYPE_OF_ONNX[elemType];
+    if (dtype === undefined) this.graphError(`${what} has element type ${ONNX_TYPE_NAME[elemType] ?? elemType}, which is not supported.`);
+    return dtype;
+  }
+
+  private declaredOf(info: ValueInfoProto): Declared {
+    const tensorType = info.type?.tensorType;
+    const elemType = tensorType?.elemType ?? 0;
+    if (!tensorType?.shape) return { dims: undefined, elemType };
+    const dims = (tensorType.shape.dim ?? []).map((dim) => {
+      if (dim.dimValue === null || dim.dimValue === undefined || (dim as { value?: string }).value !== 'dimValue') return undefined;
+      const value = this.int(dim.dimValue, `a dimension of ${info.name}`);
+      return value >= 0 ? value : undefined;
+    });
+    return { dims, elemType };
+  }
+
+  private checkSize(name: string, shape: readonly number[], dtype: DType): void {
+    for (const d of shape) if (!Number.isSafeInteger(d) || d < 0) this.graphError(`tensor ${name} has the dimension ${d} in [${shape}].`);
+    if (elementCount(shape) * DTYPE_BYTES[dtype] > MAX_BYTES) this.graphError(`tensor ${name} [${shape}] has more than 2^53 bytes.`);
+  }
+
+  private addConstant(proto: TensorProto, name: string): void {
+    if (name === '') this.inputError('has an initializer without a name.');
+    const dtype = this.dtypeOf(proto.dataType ?? 0, `constant ${name}`);
+    const shape = (proto.dims ?? []).map((d) => this.int(d, `a dimension of constant ${name}`));
+    this.checkSize(name, shape, dtype);
+    const count = elementCount(shape);
+    this.tensors.set(name, { name, shape, dtype, constant: true, data: proto.dataLocation === EXTERNAL ? undefined : this.constantData(proto, name, dtype, count) });
+  }
+
+  constantData(proto: TensorProto, name: string, dtype: DType, count: number): ArrayBufferView {
+    const width = DTYPE_BYTES[dtype];
+    const raw = proto.rawData;
+    if (raw && raw.length > 0) {
+      if (raw.length !== count * width) this.inputError(`constant ${name} has ${raw.length} bytes of raw data, but ${count} ${dtype} elements need ${count * width}.`);
+      return typedArrayOf(dtype, new Uint8Array(raw).buffer);
+    }
+    let values: readonly Int64[];
+    switch (dtype) {
+      case 'float32':
+        values = proto.floatData ?? [];
+        break;
+      case 'float64':
+        values = proto.doubleData ?? [];
+        break;
+      case 'int64':
+        values = proto.int64Data ?? [];
+        break;
+      default:
+        values = proto.int32Data ?? [];
+    }
+    if (values.length !== count) {
+      this.inputError(`constant ${name} has ${values.length} values, but its shape [${proto.dims ?? []}] needs ${count}.`);
+    }
+    const out = typedArrayOf(dtype, new ArrayBuffer(count * width));
+    if (out instanceof BigInt64Array) {
+      values.forEach((v, k) => (out[k] = BigInt(typeof v === 'number' ? Math.trunc(v) : String(v ?? 0))));
+    } else {
+      const target = out as unknown as { [k: number]: number };
+      values.forEach((v, k) => (target[k] = typeof v === 'number' ? v : Number(String(v ?? 0))));
+    }
+    return out;
+  }
+
+  private readInputs(graph: GraphProto): string[] {
+    const overrides = new Map(this.options.inputShapes ?? []);
+    const inputs: string[] = [];
+    for (const info of graph.input ?? []) {
+      const name = info.name ?? '';
+      if (this.tensors.has(name)) continue; // an initializer: a constant
+      if (name === '') this.inputError('has a graph input without a name.');
+      const declared = this.declaredOf(info);
+      const dtype = this.dtypeOf(declared.elemType, `graph input ${name}`);
+      const override = overrides.get(name);
+      overrides.delete(name);
+      let shape: number[];
+      if (override !== undefined) {
+        if (override.some((d) => !Number.isSafeInteger(d) || d <= 0)) this.inputError(`--input-shape ${name}=${override.join('x')} must give whole numbers above 0.`);
+        if (declared.dims !== undefined && declared.dims.length !== override.length) {
+          this.inputError(`--input-shape ${name}=${override.join('x')} has ${override.length} dimensions, but the model's input ${name} has ${declared.dims.length}.`);
+        }
+        shape = [...override];
+      } else {
+        const dims = declared.dims;
+        if (dims === undefined || dims.some((d) => d === undefined)) {
+          const example = dims === undefined ? '1x3x224x224' : dims.map((d, k) => d ?? (k === 0 ? 1 : 224)).join('x');
+          const what = dims === undefined ? 'has no declared shape' : `has a dynamic dimension ([${dims.map((d, k) => d ?? (this.dimParam(info, k) || '?')).join(', ')}])`;
+          this.inputError(`graph input ${name} ${what}; give it a fixed shape with --input-shape ${name}=${example}.`);
+        }
+        shape = dims as number[];
+      }
+      this.checkSize(name, shape, dtype);
+      this.tensors.set(name, { name, shape, dtype, constant: false });
+      inputs.push(name);
+    }
+    if (overrides.size > 0) {
+      const [name] = overrides.keys();
+      this.inputError(`--input-shape names ${name}, which is not an input of the model (inputs: ${inputs.join(', ') || 'none'}).`);
+    }
+    return inputs;
+  }
+
+  private dimParam(info: ValueInfoProto, k: number): string {
+    return info.type?.tensorType?.shape?.dim?.[k]?.dimParam ?? '';
+  }
+
+  resolve(name: string): string {
+    return this.alias.get(name) ?? name;
+  }
+
+  // ----- nodes -----
+
+  private readNode(proto: NodeProto, index: number): void {
+    const opType = proto.opType ?? '';
+    const node = new NodeView(proto, proto.name || `${opType || 'node'}_${index}`, opType, this);
+    const domain = proto.domain ?? '';
+    if (domain !== '' && domain !== 'ai.onnx') node.fail(`op ${domain}.${opType} is not supported`);
+    if (node.outputs.length === 0 || node.outputs[0] === '') node.fail('it has no output');
+    for (const output of node.outputs) {
+      if (output !== '' && (this.tensors.has(output) || this.alias.has(output))) node.fail(`its output ${output} is already defined`);
+    }
+    for (const input of node.inputs) {
+      const extra = this.extraOutputs.get(input);
+      if (extra !== undefined) node.fail(`it reads ${input}, an extra output of node ${extra}, which is not supported (only first outputs are)`);
+      if (input !== '' && !this.tensors.has(input)) {
+        node.fail(`its input ${input} is neither a graph input, an initializer nor the output of an earlier node (nodes must be stored in execution order)`);
+      }
+    }
+    // Extra outputs (Dropout's mask, MaxPool's indices, ...) are fine while nothing reads them.
+    for (const extra of node.outputs.slice(1)) if (extra !== '') this.extraOutputs.set(extra, `${node.name} (${opType})`);
+
+    if (opType === 'Constant') {
+      this.addConstant(node.constantValue(), node.outputs[0]);
+      return;
+    }
+    if (opType === 'ConstantOfShape') {
+      this.constantOfShape(node);
+      return;
+    }
+    if (opType === 'Identity' || opType === 'Dropout') {
+      if (!node.inputs[0]) node.fail('its input is missing');
+      this.alias.set(node.outputs[0], node.inputs[0] ?? '');
+      return;
+    }
+    const entry = this.mapNode(node);
+    const inputShapes = (entry.kind === 'node' ? entry.node.inputs : [entry.input]).map((name) => (name === '' ? [] : this.shape(name)));
+    let shapes: number[][];
+    if (entry.kind === 'node') {
+      try {
+        shapes = inferOutputShapes(entry.node, inputShapes, 'NCHW');
+      } catch (error) {
+        if (error instanceof GraphError) this.graphError(error.message);
+        throw error;
+      }
+    } else {
+      shapes = [[...inputShapes[0]]];
+    }
+    const output = node.outputs[0];
+    const shape = shapes[0];
+    const declared = this.declared.get(output);
+    const inputDtype = node.inputs[0] ? this.tensors.get(node.inputs[0])?.dtype : undefined;
+    const dtype = declared?.elemType ? this.dtypeOf(declared.elemType, `tensor ${output}`) : entry.kind === 'node' && entry.node.op === 'Dequantize' ? 'float32' : (inputDtype ?? 'float32');
+    this.checkSize(output, shape, dtype);
+    const dims = declared?.dims;
+    if (dims !== undefined && (dims.length !== shape.length || dims.some((d, k) => d !== undefined && d !== shape[k]))) {
+      node.fail(`the file declares its output ${output} as [${dims.map((d) => d ?? '?')}], but it computes [${shape}]`);
+    }
+    this.tensors.set(output, { name: output, shape, dtype, constant: false });
+    this.entries.push(entry);
+  }
+
+  shape(name: string): readonly number[] {
+    return this.tensors.get(name)?.shape ?? [];
+  }
+
+  tensor(name: string): Tensor | undefined {
+    return this.tensors.get(name);
+  }
+
+  get opsetVersion(): number {
+    return this.opset;
+  }
+
+  get fileName(): string {
+    return this.file;
+  }
+
+  /**
+   * ConstantOfShape of a constant shape is a constant. Its values are materialized up to
+   * CONSTANT_OF_SHAPE_LIMIT elements (enough for anything used as a shape or pads);
+   * larger ones (e.g. weights of the test suite's "light" models) are constants without data.
+   */
+  private constantOfShape(node: NodeView): void {
+    const shape = node.constInts(0, 'shape');
+    if (shape === undefined) node.fail('it has no shape input');
+    const value = (node.attributeTensor('value') ?? { dims: [1], dataType: ONNX_TYPE.FLOAT, floatData: [0] }) as TensorProto;
+    const output = node.outputs[0];
+    const dtype = this.dtypeOf(value.dataType ?? 0, `the value of node ${node.name}`);
+    this.checkSize(output, shape, dtype);
+    const count = elementCount(shape);
+    let data: ArrayBufferView | undefined;
+    if (count <= CONSTANT_OF_SHAPE_LIMIT) {
+      const one = this.constantData(value, output, dtype, 1);
+      const bytes = new Uint8Array(one.buffer, one.byteOffset, one.byteLength);
+      const out = new Uint8Array(count * bytes.length);
+      for (let k = 0; k < count; k++) out.set(bytes, k * bytes.length);
+      data = typedArrayOf(dtype, out.buffer);
+    }
+    this.tensors.set(output, { name: output, shape, dtype, constant: true, data });
+  }
+
+  private mapNode(node: NodeView): Entry {
+    const { opType, inputs, opset } = node;
+    const x = inputs[0] ?? '';
+    const xs = node.inputShape(0);
+    const ir = (spec: Record<string, unknown>, ins: readonly string[] = [x], required = 1): Entry => {
+      const trimmed = [...ins];
+      while (trimmed.length > 1 && trimmed[trimmed.length - 1] === '') trimmed.pop();
+      if (trimmed.length < required || trimmed.slice(0, required).some((name) => name === '' || name === undefined)) {
+        node.fail(`it needs ${required === 1 ? 'an input' : `${required} inputs`}`);
+      }
+      return { kind: 'node', node: { ...spec, name: node.name, inputs: trimmed, outputs: [node.outputs[0]] } as unknown as Node };
+    };
+    const activation = (kind: Exclude<Activation, 'none'>): Entry => {
+      if (x === '') node.fail('its input is missing');
+      return { kind: 'activation', activation: kind, name: node.name, input: x, output: node.outputs[0] };
+    };
+    switch (opType) {
+      case 'Conv': {
+        if (!inputs[1]) node.fail('it has no weights');
+        const ws = node.inputShape(1);
+        if (xs.length !== 4 || ws.length !== 4) node.fail(`only 2-D convolutions are supported (input [${xs}], weights [${ws}])`);
+        const kernel = node.pair('kernel_shape', [ws[2], ws[3]], 1);
+        if (kernel[0] !== ws[2] || kernel[1] !== ws[3]) node.fail(`kernel_shape [${kernel}] does not match the weights [${ws}]`);
+        const strides = node.pair('strides', [1, 1], 1);
+        const dilations = node.pair('dilations', [1, 1], 1);
+        const groups = node.int('group', 1);
+        if (groups < 1 || xs[1] !== ws[1] * groups) node.fail(`input [${xs}] with group ${groups} does not fit weights [${ws}]`);
+        const padding = node.windowPadding(xs, kernel, strides, dilations, false);
+        return ir(
+          { op: 'Conv', kernel, strides, dilations, padding, groups, outChannels: ws[0], weightLayout: 'OIHW', activation: 'none' },
+          [x, inputs[1] ?? '', inputs[2] ?? ''],
+          2,
+        );
+      }
+      case 'AveragePool':
+      case 'MaxPool': {
+        if (xs.length !== 4) node.fail(`only 2-D pooling is supported (input [${xs}])`);
+        const kernel = node.pair('kernel_shape', undefined, 1);
+        const strides = node.pair('strides', [1, 1], 1);
+        const dilations = node.pair('dilations', [1, 1], 1);
+        if (dilations[0] !== 1 || dilations[1] !== 1) node.fail('dilated pooling is not supported');
+        const padding = node.windowPadding(xs, kernel, strides, [1, 1], node.int('ceil_mode', 0) === 1);
+        return ir({ op: opType, kernel, strides, padding, activation: 'none' });
+      }
+      case 'GlobalAveragePool':
+        return ir({ op: 'GlobalAveragePool' });
+      case 'GlobalMaxPool':
+        if (xs.length !== 4) node.fail(`only 2-D pooling is supported (input [${xs}])`);
+        return ir({ op: 'MaxPool', kernel: [xs[2], xs[3]], strides: [1, 1], padding: { kind: 'valid' }, activation: 'none' });
+      case 'Gemm':
+        return ir(
+          { op: 'Gemm', transA: node.int('transA', 0) !== 0, transB: node.int('transB', 0) !== 0, alpha: node.float('alpha', 1), beta: node.float('beta', 1) },
+          [x, inputs[1] ?? '', inputs[2] ?? ''],
+          2,
+        );
+      case 'MatMul':
+        return ir({ op: 'MatMul' }, [x, inputs[1] ?? ''], 2);
+      case 'Add':
+      case 'Mul':
+        return ir({ op: opType, activation: 'none' }, [x, inputs[1] ?? ''], 2);
+      case 'Concat': {
+        const axis = node.int('axis', opset < 4 ? 1 : undefined);
+        return ir({ op: 'Concat', axis, activation: 'none' }, inputs.filter((name) => name !== ''));
+      }
+      case 'ReduceMean': {
+        const axes = opset >= 18 ? (node.constInts(1, 'axes') ?? []) : (node.ints('axes') ?? []);
+        const keepDims = node.int('keepdims', 1) !== 0;
+        const noop = node.int('noop_with_empty_axes', 0) !== 0;
+        return ir({ op: 'Mean', axes: axes.length === 0 && !noop ? xs.map((_, k) => k) : axes, keepDims });
+      }
+      case 'Pad': {
+        const mode = node.string('mode', 'constant');
+        if (mode !== 'constant') node.fail(`Pad mode ${mode} is not supported (only constant)`);
+        const flat = opset >= 11 ? node.constInts(1, 'pads') : (node.ints('pads') ?? node.ints('paddings'));
+        if (flat === undefined) node.fail('it has no pads');
+        const axes = (opset >= 18 ? node.constInts(3, 'axes') : undefined) ?? xs.map((_, k) => k);
+        if (flat.length !== 2 * axes.length) node.fail(`${flat.length} pads for ${axes.length} axes`);
+        const pads = xs.map((): [number, number] => [0, 0]);
+        axes.forEach((axis, k) => {
+          const a = axis < 0 ? axis + xs.length : axis;
+          if (a < 0 || a >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
+          pads[a] = [flat[k], flat[k + axes.length]];
+        });
+        return ir({ op: 'Pad', pads });
+      }
+      case 'Reshape': {
+        const target = opset >= 5 ? node.constInts(1, 'shape') : node.ints('shape');
+        if (target === undefined) node.fail('it has no target shape');
+        if (node.int('allowzero', 0) !== 0 && target.includes(0)) node.fail('allowzero with a 0 in the shape is not supported');
+        return ir({ op: 'Reshape', shape: node.resolveReshape(xs, target) });
+      }
+      case 'Unsqueeze': {
+        const axes = (opset >= 13 ? node.constInts(1, 'axes') : node.ints('axes')) ?? [];
+        const rank = xs.length + axes.length;
+        const at = new Set(axes.map((a) => (a < 0 ? a + rank : a)));
+        if (at.size !== axes.length || [...at].some((a) => a < 0 || a >= rank)) node.fail(`axes [${axes}] do not fit rank ${rank}`);
+        const shape: number[] = [];
+        let next = 0;
+        for (let k = 0; k < rank; k++) shape.push(at.has(k) ? 1 : xs[next++]);
+        return ir({ op: 'Reshape', shape });
+      }
+      case 'Flatten': {
+        const axis = node.int('axis', 1);
+        if (axis < -xs.length || axis > xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
+        return ir({ op: 'Flatten', axis });
+      }
+      case 'Squeeze': {
+        const axes = (opset >= 13 ? node.constInts(1, 'axes') : node.ints('axes')) ?? [];
+        for (const axis of axes) {
+          const a = axis < 0 ? axis + xs.length : axis;
+          if (xs[a] !== 1) node.fail(`axis ${axis} of [${xs}] is not 1`);
+        }
+        return ir({ op: 'Squeeze', axes });
+      }
+      case 'Softmax': {
+        const axis = node.int('axis', opset < 13 ? 1 : -1);
+        if (axis < -xs.length || axis >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
+        return ir({ op: 'Softmax', axis, beta: 1 });
+      }
+      case 'Resize':
+      case 'Upsample':
+        return ir(node.resize(xs));
+      case 'Relu':
+        return activation('relu');
+      case 'Sigmoid':
+        return activation('sigmoid');
+      case 'Tanh':
+        return activation('tanh');
+      case 'Clip': {
+        const min = opset >= 11 ? (node.constFloats(1, 'min')?.[0] ?? -Infinity) : node.float('min', -Infinity);
+        const max = opset >= 11 ? (node.constFloats(2, 'max')?.[0] ?? Infinity) : node.float('max', Infinity);
+        if (min === 0 && max === 6) return activation('relu6');
+        if (min === 0 && (max === Infinity || max >= 3.4e38)) return activation('relu');
+        if (min === -1 && max === 1) return activation('relu-n1-to-1');
+        return node.fail(`Clip(${min}, ${max}) is not supported; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are`);
+      }
+      case 'DequantizeLinear':
+        return ir({ op: 'Dequantize' }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
+      case 'Cast': {
+        const to = node.int('to', 0);
+        const from = this.tensors.get(x)?.dtype;
+        if (to !== ONNX_TYPE.FLOAT || (from !== 'float16' && from !== 'float32')) {
+          node.fail(`only a Cast from float16 or float32 to float32 is supported (as Dequantize), not ${from} to ${ONNX_TYPE_NAME[to] ?? to}`);
+        }
+        return ir({ op: 'Dequantize' });
+      }
+      default:
+        return node.fail(`op type ${opType} is not supported`);
+    }
+  }
+
+  // ----- folding the writer's markers back -----
+
+  private foldExporterMarkers(outputs: readonly string[]): Node[] {
+    const entries = this.entries;
+    const graphOutputs = new Set(outputs);
+    const readers = new Map<string, number>();
+    const producer = new Map<string, number>();
+    entries.forEach((entry, index) => {
+      for (const name of entry!.kind === 'node' ? entry!.node.inputs : [entry!.input]) readers.set(name, (readers.get(name) ?? 0) + 1);
+      for (const name of entry!.kind === 'node' ? entry!.node.outputs : [entry!.output]) producer.set(name, index);
+    });
+    /** The node writing `name` when it is the only reader's private intermediate. */
+    const privateProducer = (name: string): { index: number; node: Node } | undefined => {
+      if (readers.get(name) !== 1 || graphOutputs.has(name)) return undefined;
+      const index = producer.get(name);
+      const entry = index === undefined ? undefined : entries[index];
+      return entry?.kind === 'node' ? { index: index as number, node: entry.node } : undefined;
+    };
+    const dropped = new Set<string>();
+    const fcFromGemm = (node: Node, keepDims: boolean, input: string, output: string, activation: Activation): Node | undefined => {
+      if (node.op !== 'Gemm' && node.op !== 'FullyConnected') return undefined;
+      if (node.op === 'Gemm' && (node.transA || !node.transB || node.alpha !== 1 || node.beta !== 1)) return undefined;
+      const weights = this.shape(node.inputs[1]);
+      if (weights.length !== 2) return undefined;
+      const fc: Node = { op: 'FullyConnected', outFeatures: weights[0], keepDims, activation, name: node.name, inputs: [input, ...node.inputs.slice(1)], outputs: [output] };
+      try {
+        const inferred = inferOutputShapes(fc, fc.inputs.map((n) => (n === '' ? [] : this.shape(n))), 'NCHW');
+        return inferred[0].join() === this.shape(output).join() ? fc : undefined;
+      } catch (error) {
+        if (error instanceof GraphError) return undefined;
+        throw error;
+      }
+    };
+
+    entries.forEach((entry, index) => {
+      if (entry?.kind !== 'node') return;
+      let node = entry.node;
+      // Y:flat -> Gemm: a FullyConnected of the unflattened input.
+      const input = node.inputs[0];
+      if (node.op === 'Gemm' && input.endsWith(FLAT_SUFFIX)) {
+        const base = input.slice(0, -FLAT_SUFFIX.length);
+        const flatten = privateProducer(input);
+        const output = node.outputs[0];
+        if (flatten && (flatten.node.op === 'Reshape' || flatten.node.op === 'Flatten') && [base, base + PRE_SUFFIX, base + TWO_D_SUFFIX].includes(output)) {
+          const fc = fcFromGemm(node, false, flatten.node.inputs[0], output, 'none');
+          if (fc) {
+            node = fc;
+            entries[flatten.index] = undefined;
+            dropped.add(input);
+          }
+        }
+      }
+      // Gemm -> Y:2d -> Reshape: a FullyConnected that keeps the input's dimensions.
+      const output = node.outputs[0];
+      if (output.endsWith(TWO_D_SUFFIX) && readers.get(output) === 1 && !graphOutputs.has(output)) {
+        const base = output.slice(0, -TWO_D_SUFFIX.length);
+        const reshape = entries.findIndex((e, k) => k > index && e?.kind === 'node' && e.node.op === 'Reshape' && e.node.inputs[0] === output);
+        const next = reshape >= 0 ? entries[reshape] : undefined;
+        if (next?.kind === 'node' && [base, base + PRE_SUFFIX].includes(next.node.outputs[0])) {
+          const fc = fcFromGemm(node, true, node.inputs[0], next.node.outputs[0], 'none');
+          if (fc) {
+            node = fc;
+            entries[reshape] = undefined;
+            dropped.add(output);
+          }
+        }
+      }
+      entry.node = node;
+    });
+    // Re-index producers after the folds above.
+    producer.clear();
+    entries.forEach((entry, index) => {
+      if (entry?.kind === 'node') for (const name of entry.node.outputs) producer.set(name, index);
+    });
+
+    const nodes: Node[] = [];
+    const pending = new Map<number, Node>();
+    entries.forEach((entry, index) => {
+      if (entry?.kind !== 'activation') return;
+      if (entry.input !== entry.output + PRE_SUFFIX) return;
+      const found = privateProducer(entry.input);
+      if (!found) return;
+      const current = pending.get(found.index) ?? found.node;
+      let fused: Node | undefined;
+      if (TAKES_ACTIVATION.has(current.op) && 'activation' in current && current.activation === 'none') {
+        fused = { ...current, activation: entry.activation, outputs: [entry.output] } as Node;
+      } else if (current.op === 'Gemm' && this.shape(current.inputs[0]).length === 2) {
+        fused = fcFromGemm(current, false, current.inputs[0], entry.output, entry.activation);
+      }
+      if (fused === undefined) return;
+      pending.set(found.index, fused);
+      entries[index] = undefined;
+      dropped.add(entry.input);
+    });
+    entries.forEach((entry, index) => {
+      if (entry === undefined) return;
+      if (entry.kind === 'node') {
+        nodes.push(pending.get(index) ?? entry.node);
+        return;
+      }
+      const op = ({ relu: 'Relu', relu6: 'Relu6', sigmoid: 'Sigmoid', tanh: 'Tanh' } as const)[entry.activation as 'relu'];
+      if (op === undefined) this.graphError(`node ${entry.name} (Clip): Clip(-1, 1) is not supported as an op of its own; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are.`);
+      nodes.push({ op, name: entry.name, inputs: [entry.input], outputs: [entry.output] });
+    });
+    for (const name of dropped) this.tensors.delete(name);
+    return nodes;
+  }
+}
+
+/** One ONNX node with typed access to its attributes and constant inputs. */
+class NodeView {
+  readonly inputs: string[];
+  readonly outputs: string[];
+
+  constructor(
+    private readonly proto: NodeProto,
+    readonly name: string,
+    readonly opType: string,
+    private readonly reader: OnnxReader,
+  ) {
+    this.inputs = (proto.input ?? []).map((n) => reader.resolve(n ?? ''));
+    this.outputs = (proto.output ?? []).map((n) => n ?? '');
+  }
+
+  get opset(): number {
+    return this.reader.opsetVersion;
+  }
+
+  fail(problem: string): never {
+    throw new GraphError(`${this.reader.fileName}: node ${this.name} (${this.opType}): ${problem}.`);
+  }
+
+  inputShape(k: number): readonly number[] {
+    const name = this.inputs[k];
+    return name ? this.reader.shape(name) : [];
+  }
+
+  private attribute(name: string, type: number): AttributeProto | undefined {
+    const attribute = (this.proto.attribute ?? []).find((a) => a.name === name);
+    if (attribute === undefined) return undefined;
+    if (attribute.type !== type && attribute.type) this.fail(`attribute ${name} has the wrong type`);
+    return attribute;
+  }
+
+  private whole(value: Int64, what: string): number {
+    const n = typeof value === 'number' ? value : value == null ? 0 : value.toNumber();
+    if (!Number.isSafeInteger(n)) this.fail(`${what} is not a whole number below 2^53`);
+    return n;
+  }
+
+  int(name: string, fallback: number | undefined): number {
+    const attribute = this.attribute(name, ATTRIBUTE_TYPE.INT);
+    if (attribute === undefined) {
+      if (fallback === undefined) this.fail(`attribute ${name} is missing`);
+      return fallback;
+    }
+    return this.whole(attribute.i, `attribute ${name}`);
+  }
+
+  ints(name: string): number[] | undefined {
+    const attribute = this.attribute(name, ATTRIBUTE_TYPE.INTS);
+    return attribute === undefined ? undefined : (attribute.ints ?? []).map((v) => this.whole(v, `attribute ${name}`));
+  }
+
+  float(name: string, fallback: number): number {
+    const attribute = this.attribute(name, ATTRIBUTE_TYPE.FLOAT);
+    return attribute === undefined ? fallback : (attribute.f ?? 0);
+  }
+
+  floats(name: string): number[] | undefined {
+    const attribute = this.attribute(name, ATTRIBUTE_TYPE.FLOATS);
+    return attribute === undefined ? undefined : [...(attribute.floats ?? [])];
+  }
+
+  string(name: string, fallback: string): string {
+    const attribute = this.attribute(name, ATTRIBUTE_TYPE.STRING);
+    return attribute === undefined ? fallback : new TextDecoder().decode(attribute.s ?? new Uint8Array());
+  }
+
+  /** A two-element attribute (kernel, strides, dilations), each at least `min`. */
+  pair(name: string, fallback: readonly [number, number] | undefined, min: number): [number, number] {
+    const values = this.ints(name) ?? fallback;
+    if (values === undefined) this.fail(`attribute ${name} is missing`);
+    if (values.length !== 2 || values.some((v) => v < min)) this.fail(`attribute ${name} [${values}] must be two numbers of at least ${min}`);
+    return [values[0], values[1]];
+  }
+
+  /** The values of constant input k, or undefined when the input is absent or empty. */
+  private constNumbers(k: number, what: string): number[] | undefined {
+    const name = this.inputs[k];
+    if (!name) return undefined;
+    const tensor = this.reader.tensor(name);
+    if (!tensor?.constant) this.fail(`its ${what} input ${name} must be a constant`);
+    if (tensor.data === undefined) this.fail(`its ${what} input ${name} has no data in the file`);
+    const values = numbersOf(tensor.data, tensor.dtype, elementCount(tensor.shape));
+    if (values === undefined) this.fail(`its ${what} input ${name} has data that does not fit its shape`);
+    return values;
+  }
+
+  constInts(k: number, what: string): number[] | undefined {
+    const values = this.constNumbers(k, what);
+    return values?.map((v) => this.whole(v, `a value of its ${what} input`));
+  }
+
+  constFloats(k: number, what: string): number[] | undefined {
+    return this.constNumbers(k, what);
+  }
+
+  attributeTensor(name: string): TensorProto | undefined {
+    return this.attribute(name, ATTRIBUTE_TYPE.TENSOR)?.t ?? undefined;
+  }
+
+  /** The value of a Constant node as a tensor. */
+  constantValue(): TensorProto {
+    const attribute = (this.proto.attribute ?? []).find((a) => a.name?.startsWith('value'));
+    switch (attribute?.name) {
+      case 'value':
+        if (!attribute.t) this.fail('attribute value holds no tensor');
+        return attribute.t;
+      case 'value_float':
+        return { dims: [], dataType: ONNX_TYPE.FLOAT, floatData: [attribute.f ?? 0] };
+      case 'value_floats':
+        return { dims: [attribute.floats?.length ?? 0], dataType: ONNX_TYPE.FLOAT, floatData: attribute.floats ?? [] };
+      case 'value_int':
+        return { dims: [], dataType: ONNX_TYPE.INT64, int64Data: [attribute.i ?? 0] };
+      case 'value_ints':
+        return { dims: [attribute.ints?.length ?? 0], dataType: ONNX_TYPE.INT64, int64Data: attribute.ints ?? [] };
+      default:
+        return this.fail('only a tensor, float(s) or int(s) value is supported');
+    }
+  }
+
+  resolveReshape(input: readonly number[], target: readonly number[]): number[] {
+    try {
+      return resolveReshape(input, target, { op: 'Reshape', shape: target, name: this.name, inputs: [], outputs: [] });
+    } catch (error) {
+      if (error instanceof GraphError) this.fail(`[${input}] cannot become [${target}]`);
+      throw error;
+    }
+  }
+
+  /**
+   * A window op's padding: auto_pad SAME_UPPER is TF's SAME; SAME_LOWER is explicit with the
+   * odd pixel before; VALID; NOTSET reads pads [top, left, bottom, right]. ceil_mode=1 is
+   * expressed as extra padding after, which gives ceil_mode's output size (windows that
+   * would start in the right padding are dropped, as onnxruntime and PyTorch do).
+   */
+  windowPadding(x: readonly number[], kernel: readonly number[], strides: readonly number[], dilations: readonly number[], ceil: boolean): Padding {
+    const autoPad = this.string('auto_pad', 'NOTSET');
+    if (autoPad === 'SAME_UPPER') return { kind: 'same' };
+    if (autoPad === 'SAME_LOWER') {
+      const [top, bottom] = samePadding(x[2], kernel[0], strides[0], dilations[0]);
+      const [left, right] = samePadding(x[3], kernel[1], strides[1], dilations[1]);
+      return { kind: 'explicit', pads: [bottom, right, top, left] };
+    }
+    let pads: number[];
+    if (autoPad === 'VALID') {
+      if (!ceil) return { kind: 'valid' };
+      pads = [0, 0, 0, 0];
+    } else if (autoPad === 'NOTSET' || autoPad === '') {
+      pads = this.ints('pads') ?? [0, 0, 0, 0];
+      if (pads.length !== 4 || pads.some((p) => p < 0)) this.fail(`pads [${pads}] must be four numbers of at least 0`);
+    } else {
+      return this.fail(`auto_pad ${autoPad} is not supported`);
+    }
+    if (ceil) {
+      for (const axis of [0, 1] as const) {
+        const input = x[2 + axis];
+        const span = (kernel[axis] - 1) * dilations[axis] + 1;
+        const room = input + pads[axis] + pads[axis + 2] - span;
+        if (room < 0) continue;
+        let out = Math.ceil(room / strides[axis]) + 1;
+        if ((out - 1) * strides[axis] >= input + pads[axis]) out -= 1;
+        pads[axis + 2] += Math.max(0, (out - 1) * strides[axis] - room);
+      }
+    }
+    return { kind: 'explicit', pads: [pads[0], pads[1], pads[2], pads[3]] };
+  }
+
+  /** Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample. */
+  resize(x: readonly number[]): Record<string, unknown> {
+    if (x.length !== 4) this.fail(`only 4-D resizing is supported (input [${x}])`);
+    const upsample = this.opType === 'Upsample';
+    const modeName = this.string('mode', 'nearest');
+    if (modeName !== 'nearest' && modeName !== 'linear' && modeName !== 'bilinear') this.fail(`mode ${modeName} is not supported (only nearest and linear)`);
+    const mode = modeName === 'nearest' ? 'nearest' : 'bilinear';
+    const transform = upsample || this.opset < 11 ? 'asymmetric' : this.string('coordinate_transformation_mode', 'half_pixel');
+    let alignCorners = false;
+    let halfPixelCenters = false;
+    if (transform === 'align_corners') alignCorners = true;
+    else if (transform === 'half_pixel' || transform === 'pytorch_half_pixel' || transform === 'tf_half_pixel_for_nn') halfPixelCenters = true;
+    else if (transform !== 'asymmetric') this.fail(`coordinate_transformation_mode ${transform} is not supported`);
+    const policy = this.string('keep_aspect_ratio_policy', 'stretch');
+    if (policy !== 'stretch') this.fail(`keep_aspect_ratio_policy ${policy} is not supported`);
+
+    const axes = (this.ints('axes') ?? [0, 1, 2, 3]).map((a) => (a < 0 ? a + 4 : a));
+    if (axes.some((a) => a < 0 || a > 3)) this.fail(`axes [${axes}] are out of range for rank 4`);
+    const sizes = upsample || this.opset < 11 ? undefined : this.constInts(3, 'sizes');
+    const scales = upsample ? (this.opset >= 9 ? this.constFloats(1, 'scales') : this.floats('scales')) : this.constFloats(this.opset < 11 ? 1 : 2, 'scales');
+    const out = [...x];
+    if (sizes !== undefined && sizes.length > 0) {
+      if (sizes.length !== axes.length) this.fail(`${sizes.length} sizes for ${axes.length} axes`);
+      axes.forEach((a, k) => (out[a] = sizes[k]));
+    } else if (scales !== undefined && scales.length > 0) {
+      if (scales.length !== axes.length) this.fail(`${scales.length} scales for ${axes.length} axes`);
+      axes.forEach((a, k) => (out[a] = Math.floor(x[a] * scales[k])));
+    } else {
+      this.fail('it has neither scales nor sizes');
+    }
+    if (out[0] !== x[0] || out[1] !== x[1]) this.fail(`resizing [${x}] to [${out}] changes the batch or channels, which is not supported`);
+    if (!out.every((d) => Number.isSafeInteger(d) && d > 0)) this.fail(`the output size [${out}] is not valid`);
+    return { op: 'Resize', mode, size: [out[2], out[3]], alignCorners, halfPixelCenters };
+  }
+}
