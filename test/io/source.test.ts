@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/io/input-error.ts';
-import { loadProblem } from '../../src/io/source.ts';
+import { loadProblem, loadSource } from '../../src/io/source.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TRACES = join(ROOT, '..', 'shared', 'traces');
@@ -82,15 +82,18 @@ describe('loadProblem', () => {
   });
 
   it.each(['trace.txt', 'trace', 'trace.csv.gz', 'dir.csv/trace'])('an unknown extension: %s', async (name) => {
-    expect((await loadError(join(dir, name))).message).toMatch(/unknown source type.*\.csv or \.json/);
+    expect((await loadError(join(dir, name))).message).toMatch(/unknown source type; expected zoo:<model>, \.tflite, \.onnx, \.csv/);
   });
 
-  it.each(['zoo:mobilenet-v1', 'zoo:no-such-model', 'model.onnx', 'nets/model.tflite', 'MODEL.ONNX'])(
-    'a network source is not supported yet: %s',
-    async (source) => {
-      expect((await loadError(source)).message).toMatch(/not supported .*yet/);
-    },
-  );
+  it.each(['model.onnx', 'nets/model.tflite', 'MODEL.ONNX'])('a missing network file: %s', async (source) => {
+    expect((await loadError(source)).message).toMatch(/no such file/);
+  });
+
+  it('a zoo network becomes records; an unknown one names the zoo', async () => {
+    expect((await loadSource('zoo:mobilenet-v1')).kind).toBe('graph');
+    expect((await loadProblem('zoo:mobilenet-v2', { elementSize: 4 })).records).toHaveLength(65);
+    await expect(loadProblem('zoo:no-such-model')).rejects.toThrow(/no such network; the zoo has mobilenet-v1/);
+  });
 });
 
 const haveTraces = existsSync(TRACES);
