@@ -25,7 +25,40 @@ import { inferOutputShapes, resolveReshape } from './shape-inference.ts';
  * records. Every node's output shape is checked against shape inference afterwards.
  */
 export function toNchw(graph: Graph): Graph {
-  if (graph.layout === 'NCHW') return graph;
+  return convertToNchw(graph).graph;
+}
+
+/**
+ * Nodes of a converted graph (by output tensor name) that, to keep NHWC semantics, need
+ * their input put back in NHWC order first (`input`) and/or their NHWC-ordered result put in
+ * NCHW order after (`output`): what a Transpose around the node would do. The IR has no
+ * Transpose, so `toNchw` refuses such graphs; an exporter that can write a Transpose (ONNX)
+ * asks for them with `keepNhwcOrder`.
+ */
+export type NhwcOrderNodes = ReadonlyMap<string, { readonly input: boolean; readonly output: boolean }>;
+
+export interface NchwConversion {
+  readonly graph: Graph;
+  readonly nhwcOrder: NhwcOrderNodes;
+}
+
+/**
+ * `toNchw` with a way out for Reshape, Flatten and FullyConnected (without keepDims) of 4-D
+ * tensors that NHWC and NCHW order differently (BlazeFace's [1, 16, 16, 2] -> [1, 512, 1]):
+ * with `keepNhwcOrder` they are listed in `nhwcOrder` instead of refused. Their IR nodes
+ * still have consistent NCHW shapes (a Flatten becomes no other op; its axis is chosen so
+ * that the output shape is the same); only the element order needs the listed transposes.
+ */
+export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: boolean } = {}): NchwConversion {
+  const nhwcOrder = new Map<string, { input: boolean; output: boolean }>();
+  if (graph.layout === 'NCHW') return { graph, nhwcOrder };
+  /** Refuses a node that needs a transpose, or notes it when the caller can write one. */
+  const transpose = (node: Node, side: 'input' | 'output', why: string): void => {
+    if (!options.keepNhwcOrder) fail(node, why);
+    const entry = nhwcOrder.get(node.outputs[0]) ?? { input: false, output: false };
+    entry[side] = true;
+    nhwcOrder.set(node.outputs[0], entry);
+  };
   const shapeOf = (name: string): readonly number[] => graph.tensors.get(name)?.shape ?? [];
   const fail = (node: Node, why: string): never => {
     throw new GraphError(`node ${node.name} (${node.op}): converting ${graph.name} from NHWC to NCHW is not supported: ${why}.`);
@@ -72,7 +105,7 @@ export function toNchw(graph: Graph): Graph {
       case 'FullyConnected':
         if (x.length === 4) {
           if (node.keepDims) fail(node, `it keeps the dimensions of the 4-D input [${x}]`);
-          if (!sameOrder(x)) fail(node, `it flattens [${x}], whose elements NHWC and NCHW order differently`);
+          if (!sameOrder(x)) transpose(node, 'input', `it flattens [${x}], whose elements NHWC and NCHW order differently`);
         }
         return node;
       case 'Add':
@@ -104,13 +137,13 @@ export function toNchw(graph: Graph): Graph {
         return { ...node, pads: NHWC_TO_NCHW.map((k) => node.pads[k]) };
       case 'Reshape': {
         const target = resolveReshape(x, node.shape, node);
-        if (x.length === 4 && !sameOrder(x)) fail(node, `it reshapes [${x}], whose elements NHWC and NCHW order differently`);
-        if (target.length === 4 && !sameOrder(target)) fail(node, `its result [${target}] orders its elements differently in NHWC and NCHW`);
+        if (x.length === 4 && !sameOrder(x)) transpose(node, 'input', `it reshapes [${x}], whose elements NHWC and NCHW order differently`);
+        if (target.length === 4 && !sameOrder(target)) transpose(node, 'output', `its result [${target}] orders its elements differently in NHWC and NCHW`);
         return { ...node, shape: target.length === 4 ? permute(target) : target };
       }
       case 'Flatten': {
         if (x.length !== 4) return node;
-        if (!sameOrder(x)) fail(node, `it flattens [${x}], whose elements NHWC and NCHW order differently`);
+        if (!sameOrder(x)) transpose(node, 'input', `it flattens [${x}], whose elements NHWC and NCHW order differently`);
         const nchw = permute(x);
         const head = (axis: number): number => elementCount(nchw.slice(0, axis));
         const wanted = out[0];
@@ -158,7 +191,7 @@ export function toNchw(graph: Graph): Graph {
       }
     });
   }
-  return converted;
+  return { graph: converted, nhwcOrder };
 }
 
 /** nchw[i] = nhwc[NHWC_TO_NCHW[i]]. */
@@ -195,23 +228,29 @@ function convertTensor(tensor: Tensor, source: readonly number[], perm: readonly
  */
 export function permuteData(data: ArrayBufferView, source: readonly number[], perm: readonly number[], name: string): ArrayBufferView {
   const count = elementCount(source);
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   if (count === 0) return data;
-  const width = bytes.length / count;
-  if (!Number.isInteger(width) || width < 1) throw new GraphError(`constant ${name} has ${bytes.length} bytes of data, which do not fit its ${count} elements.`);
+  const width = data.byteLength / count;
+  if (!Number.isInteger(width) || width < 1) throw new GraphError(`constant ${name} has ${data.byteLength} bytes of data, which do not fit its ${count} elements.`);
+  // Copy to a fresh (aligned) buffer and move whole elements through a view of their width.
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice();
+  const out = new Uint8Array(bytes.length);
+  const View = width === 1 ? Uint8Array : width === 2 ? Uint16Array : width === 4 ? Uint32Array : width === 8 ? BigUint64Array : undefined;
+  const from = View ? new View(bytes.buffer) : undefined;
+  const to = View ? new View(out.buffer) : undefined;
   const rank = source.length;
   const strides = new Array<number>(rank).fill(1);
   for (let k = rank - 2; k >= 0; k--) strides[k] = strides[k + 1] * source[k + 1];
   const shape = perm.map((k) => source[k]);
   const step = perm.map((k) => strides[k]);
-  const out = new Uint8Array(bytes.length);
   const index = new Array<number>(rank).fill(0);
+  let at = 0; // source element of the current target element
   for (let target = 0; target < count; target++) {
-    let from = 0;
-    for (let k = 0; k < rank; k++) from += index[k] * step[k];
-    out.set(bytes.subarray(from * width, (from + 1) * width), target * width);
+    if (from && to) (to as Uint32Array)[target] = (from as Uint32Array)[at];
+    else out.set(bytes.subarray(at * width, (at + 1) * width), target * width);
     for (let k = rank - 1; k >= 0; k--) {
+      at += step[k];
       if (++index[k] < shape[k]) break;
+      at -= step[k] * shape[k];
       index[k] = 0;
     }
   }

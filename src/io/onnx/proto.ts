@@ -44,7 +44,12 @@ export const EXTERNAL = 1;
  * - `Y:pre`  the output of an op with a fused activation, before the activation node that
  *            writes `Y`;
  * - `Y:flat` a FullyConnected's input flattened to 2-D for Gemm;
- * - `Y:2d`   a FullyConnected's 2-D Gemm result before it is reshaped back (keepDims).
+ * - `Y:2d`   a FullyConnected's 2-D Gemm result before it is reshaped back (keepDims);
+ * - `Y:nhwc` the input of a Reshape / Flatten / FullyConnected `Y` of an NHWC graph,
+ *            transposed back to NHWC order (perm [0, 2, 3, 1]) because the op flattens a
+ *            tensor whose elements NHWC and NCHW order differently (BlazeFace's heads);
+ * - `Y:nhwc-out` such a Reshape's result in NHWC order, before the Transpose (perm
+ *            [0, 3, 1, 2]) that writes `Y` in NCHW order.
  *
  * The writer's own constants (Reshape shapes, Pad pads, Resize sizes, Clip bounds, ...) are
  * named `Y:<what>` too; they are constants and never records.
@@ -52,6 +57,11 @@ export const EXTERNAL = 1;
 export const PRE_SUFFIX = ':pre';
 export const FLAT_SUFFIX = ':flat';
 export const TWO_D_SUFFIX = ':2d';
+export const NHWC_SUFFIX = ':nhwc';
+export const NHWC_OUT_SUFFIX = ':nhwc-out';
+/** The Transposes around `Y:nhwc` and `Y:nhwc-out`. */
+export const TO_NHWC = [0, 2, 3, 1] as const;
+export const TO_NCHW = [0, 3, 1, 2] as const;
 
 /**
  * `writeOnnx(..., { weights: 'none' })` (the command line's --no-weights) writes each of the

@@ -6,8 +6,12 @@ import {
   ATTRIBUTE_TYPE,
   EXTERNAL,
   FLAT_SUFFIX,
+  NHWC_OUT_SUFFIX,
+  NHWC_SUFFIX,
   ONNX_TYPE,
   PRE_SUFFIX,
+  TO_NCHW,
+  TO_NHWC,
   TWO_D_SUFFIX,
   onnx,
   type AttributeProto,
@@ -42,14 +46,21 @@ export interface ReadOnnxOptions {
  * - Constants that no IR node reads afterwards (they became attributes, or nothing used
  *   them) are not in the Graph.
  * - Extra outputs (Dropout's mask, MaxPool's indices) are allowed while nothing reads them.
+ * - Beyond the ops the IR names: Unsqueeze becomes a Reshape, GlobalMaxPool a MaxPool over
+ *   the whole plane, Upsample a Resize, Cast to float32 of float16/float32 a Dequantize,
+ *   ConstantOfShape of a constant shape a constant; pooling's ceil_mode becomes extra padding
+ *   after (the same output size).
  *
  * Fusion: a standalone activation (Relu, Clip(0, 6), Clip(0, inf), Clip(-1, 1), Sigmoid,
  * Tanh) is fused into the op producing its input ONLY when that input is named
  * `<activation output>:pre` (the marker `writeOnnx` uses for a fused activation), nothing
  * else reads it, and the producer has no activation. Any other standalone activation stays a
  * node of its own, so the records of a foreign model are exactly its tensors. Likewise the
- * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected.
- * So `readOnnx(writeOnnx(g))` has the records of `g`.
+ * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected,
+ * and its Transposes around a Reshape (`Y:nhwc` before, `Y:nhwc-out` after; written for an
+ * NHWC graph that flattens a tensor NHWC and NCHW order differently) into that Reshape: the
+ * IR has no Transpose, and element order does not change a usage record. Any other
+ * Transpose is unsupported. So `readOnnx(writeOnnx(g))` has the records of `g`.
  *
  * Errors: a file that does not decode is an InputError; a model the IR cannot express (an
  * unsupported op, a shape mismatch) is a GraphError naming the file and the node.
@@ -93,7 +104,12 @@ interface Declared {
 /** A mapped node, or a standalone activation that may still be fused (see readOnnx). */
 type Entry =
   | { readonly kind: 'node'; node: Node }
-  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string };
+  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string }
+  /** Only the writer's Transposes around a Reshape (`Y:nhwc`, `Y:nhwc-out`) are read. */
+  | { readonly kind: 'transpose'; readonly perm: readonly number[]; readonly name: string; readonly input: string; readonly output: string };
+
+const entryInputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.inputs : [entry.input]);
+const entryOutputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.outputs : [entry.output]);
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 const CONSTANT_OF_SHAPE_LIMIT = 1 << 16;
@@ -217,7 +233,7 @@ class OnnxReader {
     }
     const out = typedArrayOf(dtype, new ArrayBuffer(count * width));
     if (out instanceof BigInt64Array) {
-      values.forEach((v, k) => (out[k] = BigInt(typeof v === 'number' ? Math.trunc(v) : String(v ?? 0))));
+      values.forEach((v, k) => (out[k] = typeof v === 'number' ? (Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n) : BigInt(String(v ?? 0))));
     } else {
       const target = out as unknown as { [k: number]: number };
       values.forEach((v, k) => (target[k] = typeof v === 'number' ? v : Number(String(v ?? 0))));
@@ -227,6 +243,10 @@ class OnnxReader {
 
   private readInputs(graph: GraphProto): string[] {
     const overrides = new Map(this.options.inputShapes ?? []);
+    const names = (graph.input ?? []).map((info) => info.name ?? '').filter((name) => !this.tensors.has(name));
+    for (const name of overrides.keys()) {
+      if (!names.includes(name)) this.inputError(`--input-shape names ${name}, which is not an input of the model (inputs: ${names.join(', ') || 'none'}).`);
+    }
     const inputs: string[] = [];
     for (const info of graph.input ?? []) {
       const name = info.name ?? '';
@@ -235,7 +255,6 @@ class OnnxReader {
       const declared = this.declaredOf(info);
       const dtype = this.dtypeOf(declared.elemType, `graph input ${name}`);
       const override = overrides.get(name);
-      overrides.delete(name);
       let shape: number[];
       if (override !== undefined) {
         if (override.some((d) => !Number.isSafeInteger(d) || d <= 0)) this.inputError(`--input-shape ${name}=${override.join('x')} must give whole numbers above 0.`);
@@ -255,10 +274,6 @@ class OnnxReader {
       this.checkSize(name, shape, dtype);
       this.tensors.set(name, { name, shape, dtype, constant: false });
       inputs.push(name);
-    }
-    if (overrides.size > 0) {
-      const [name] = overrides.keys();
-      this.inputError(`--input-shape names ${name}, which is not an input of the model (inputs: ${inputs.join(', ') || 'none'}).`);
     }
     return inputs;
   }
@@ -306,7 +321,7 @@ class OnnxReader {
       return;
     }
     const entry = this.mapNode(node);
-    const inputShapes = (entry.kind === 'node' ? entry.node.inputs : [entry.input]).map((name) => (name === '' ? [] : this.shape(name)));
+    const inputShapes = entryInputs(entry).map((name) => (name === '' ? [] : this.shape(name)));
     let shapes: number[][];
     if (entry.kind === 'node') {
       try {
@@ -315,6 +330,8 @@ class OnnxReader {
         if (error instanceof GraphError) this.graphError(error.message);
         throw error;
       }
+    } else if (entry.kind === 'transpose') {
+      shapes = [entry.perm.map((k) => inputShapes[0][k])];
     } else {
       shapes = [[...inputShapes[0]]];
     }
@@ -494,6 +511,11 @@ class OnnxReader {
       case 'Resize':
       case 'Upsample':
         return ir(node.resize(xs));
+      case 'Transpose': {
+        const perm = node.ints('perm') ?? [3, 2, 1, 0];
+        if (xs.length !== 4 || (perm.join() !== TO_NHWC.join() && perm.join() !== TO_NCHW.join())) node.fail('op type Transpose is not supported');
+        return { kind: 'transpose', perm, name: node.name, input: x, output: node.outputs[0] };
+      }
       case 'Relu':
         return activation('relu');
       case 'Sigmoid':
@@ -509,6 +531,7 @@ class OnnxReader {
         return node.fail(`Clip(${min}, ${max}) is not supported; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are`);
       }
       case 'DequantizeLinear':
+        for (const k of [1, 2]) if (inputs[k] && !this.tensors.get(inputs[k])?.constant) node.fail(`its ${k === 1 ? 'scale' : 'zero point'} ${inputs[k]} must be a constant`);
         return ir({ op: 'Dequantize' }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
       case 'Cast': {
         const to = node.int('to', 0);
@@ -531,8 +554,8 @@ class OnnxReader {
     const readers = new Map<string, number>();
     const producer = new Map<string, number>();
     entries.forEach((entry, index) => {
-      for (const name of entry!.kind === 'node' ? entry!.node.inputs : [entry!.input]) readers.set(name, (readers.get(name) ?? 0) + 1);
-      for (const name of entry!.kind === 'node' ? entry!.node.outputs : [entry!.output]) producer.set(name, index);
+      for (const name of entryInputs(entry!)) readers.set(name, (readers.get(name) ?? 0) + 1);
+      for (const name of entryOutputs(entry!)) producer.set(name, index);
     });
     /** The node writing `name` when it is the only reader's private intermediate. */
     const privateProducer = (name: string): { index: number; node: Node } | undefined => {
@@ -556,6 +579,34 @@ class OnnxReader {
         throw error;
       }
     };
+
+    // Transpose -> Y:nhwc -> Reshape, and Reshape -> Y:nhwc-out -> Transpose: one Reshape.
+    entries.forEach((entry, index) => {
+      if (entry?.kind !== 'transpose') return;
+      const { input, output, perm } = entry;
+      if (perm.join() === TO_NHWC.join() && output.endsWith(NHWC_SUFFIX) && readers.get(output) === 1 && !graphOutputs.has(output)) {
+        const base = output.slice(0, -NHWC_SUFFIX.length);
+        const k = entries.findIndex((e, j) => j > index && e?.kind === 'node' && e.node.op === 'Reshape' && e.node.inputs[0] === output);
+        const reshape = k >= 0 ? entries[k] : undefined;
+        if (reshape?.kind === 'node' && [base, base + NHWC_OUT_SUFFIX, base + FLAT_SUFFIX].includes(reshape.node.outputs[0])) {
+          reshape.node = { ...reshape.node, inputs: [input, ...reshape.node.inputs.slice(1)] };
+          entries[index] = undefined;
+          dropped.add(output);
+          return;
+        }
+      }
+      if (perm.join() === TO_NCHW.join() && input === output + NHWC_OUT_SUFFIX) {
+        const found = privateProducer(input);
+        if (found?.node.op === 'Reshape') {
+          entries[found.index] = { kind: 'node', node: { ...found.node, shape: [...this.shape(output)], outputs: [output] } };
+          producer.set(output, found.index);
+          entries[index] = undefined;
+          dropped.add(input);
+          return;
+        }
+      }
+      this.graphError(`node ${entry.name} (Transpose): op type Transpose is not supported (only the Transposes that writeOnnx puts around a Reshape are read).`);
+    });
 
     entries.forEach((entry, index) => {
       if (entry?.kind !== 'node') return;
@@ -623,6 +674,7 @@ class OnnxReader {
         nodes.push(pending.get(index) ?? entry.node);
         return;
       }
+      if (entry.kind === 'transpose') return; // folded or refused above
       const op = ({ relu: 'Relu', relu6: 'Relu6', sigmoid: 'Sigmoid', tanh: 'Tanh' } as const)[entry.activation as 'relu'];
       if (op === undefined) this.graphError(`node ${entry.name} (Clip): Clip(-1, 1) is not supported as an op of its own; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are.`);
       nodes.push({ op, name: entry.name, inputs: [entry.input], outputs: [entry.output] });

@@ -2,14 +2,18 @@ import { mulberry32 } from '../../core/synthetic.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { GraphError, elementCount, type Activation, type Graph, type Node, type Padding } from '../../graph/ir.ts';
 import { resolveReshape, samePadding } from '../../graph/shape-inference.ts';
-import { toNchw } from '../../graph/to-nchw.ts';
+import { convertToNchw, type NhwcOrderNodes } from '../../graph/to-nchw.ts';
 import {
   ATTRIBUTE_TYPE,
   EXTERNAL,
   FLAT_SUFFIX,
+  NHWC_OUT_SUFFIX,
+  NHWC_SUFFIX,
   NOT_EXPORTED_LOCATION,
   ONNX_TYPE,
   PRE_SUFFIX,
+  TO_NCHW,
+  TO_NHWC,
   TWO_D_SUFFIX,
   onnx,
   type AttributeProto,
@@ -44,12 +48,16 @@ export interface WriteOnnxOptions {
  * - FullyConnected: Gemm(transB=1) of the input, first reshaped to [rows, depth] as `Y:flat`
  *   unless it already is; with keepDims and an output that is not 2-D, the Gemm writes
  *   `Y:2d` and a Reshape makes `Y` (or `Y:pre`);
+ * - Reshape / Flatten / FullyConnected of an NHWC graph that flatten a 4-D tensor whose
+ *   elements NHWC and NCHW order differently (BlazeFace): Transpose(perm [0, 2, 3, 1]) of the
+ *   input to `Y:nhwc` first (a Flatten is then written as a Reshape); a Reshape to such a 4-D
+ *   result writes `Y:nhwc-out` in NHWC order and a Transpose(perm [0, 3, 1, 2]) makes `Y`;
  * - constants the ONNX ops take as inputs: `Y:pads` (Pad), `Y:shape` and `Y:flat:shape`
  *   (Reshape), `Y:axes` (Squeeze from opset 13, ReduceMean from 18), `Y:sizes` (Resize;
  *   before opset 13 also empty `Y:roi` and `Y:scales`), `Y:min` and `Y:max` (Clip). These
  *   always carry their values, even with weights 'none'.
  *
- * The extra `Y:pre`, `Y:flat` and `Y:2d` tensors would be usage records of their own;
+ * The extra `Y:pre`, `Y:flat`, `Y:2d`, `Y:nhwc` and `Y:nhwc-out` tensors would be usage records of their own;
  * `readOnnx` folds exactly these markers back (it fuses an activation only when its input is
  * named `<its output>:pre`), so `graphToProblem(readOnnx(writeOnnx(g)))` has the records of
  * `graphToProblem(g)`: same ids, sizes and intervals.
@@ -71,11 +79,14 @@ export interface WriteOnnxOptions {
  * - Softmax with beta != 1 has no ONNX form and is a GraphError.
  */
 export function writeOnnx(input: Graph, options: WriteOnnxOptions): Uint8Array {
-  const graph = input.layout === 'NHWC' ? toNchw(input) : input;
   const opset = options.opset ?? 13;
   if (!Number.isInteger(opset) || opset < 11 || opset > 21) throw new RangeError(`writeOnnx: opset ${opset} is not supported (11 to 21).`);
-  return new OnnxWriter(graph, options, opset).write();
+  const { graph, nhwcOrder } = convertToNchw(input, { keepNhwcOrder: true });
+  return new OnnxWriter(graph, nhwcOrder, options, opset).write();
 }
+
+/** A protobuf message (the whole ONNX file) cannot exceed 2 GiB. */
+const MAX_WEIGHT_BYTES = 2 ** 31 - 1;
 
 const IR_VERSION_OF_OPSET = (opset: number): number => (opset <= 11 ? 6 : opset <= 14 ? 7 : opset <= 18 ? 8 : opset <= 20 ? 9 : 10);
 
@@ -91,9 +102,11 @@ class OnnxWriter {
   /** Tensors the writer adds, with their shapes (value_info). */
   private readonly extra = new Map<string, readonly number[]>();
   private readonly random: () => number;
+  private weightBytes = 0;
 
   constructor(
     private readonly graph: Graph,
+    private readonly nhwcOrder: NhwcOrderNodes,
     private readonly options: WriteOnnxOptions,
     private readonly opset: number,
   ) {
@@ -153,6 +166,10 @@ class OnnxWriter {
       return name;
     }
     const count = elementCount(tensor.shape);
+    this.weightBytes += count * 4;
+    if (this.weightBytes > MAX_WEIGHT_BYTES) {
+      throw new GraphError(`${this.graph.name}: its constants take more than 2 GiB as float32, more than an ONNX file can hold; write it without weights.`);
+    }
     let values: Float32Array;
     if (tensor.data !== undefined) {
       const numbers = numbersOf(tensor.data, tensor.dtype, count);
@@ -275,12 +292,18 @@ class OnnxWriter {
         const pads = [...node.pads.map((p) => p[0]), ...node.pads.map((p) => p[1])];
         return this.emit('Pad', node, [this.input(node.inputs[0]), this.int64Constant(`${output}:pads`, pads)], output, [attrString('mode', 'constant')]);
       }
-      case 'Reshape': {
-        const shape = resolveReshape(this.shapeOf(node.inputs[0]), node.shape, node);
-        return this.emit('Reshape', node, [this.input(node.inputs[0]), this.int64Constant(`${output}:shape`, shape)], output);
+      case 'Reshape':
+      case 'Flatten': {
+        const order = this.nhwcOrder.get(output);
+        if (node.op === 'Flatten' && !order?.input) return this.emit('Flatten', node, [this.input(node.inputs[0])], output, [attrInt('axis', node.axis)]);
+        const x = order?.input ? this.toNhwcOrder(node) : this.input(node.inputs[0]);
+        const shape = node.op === 'Reshape' ? resolveReshape(this.shapeOf(node.inputs[0]), node.shape, node) : [...this.shapeOf(output)];
+        if (!order?.output) return this.emit('Reshape', node, [x, this.int64Constant(`${output}:shape`, shape)], output);
+        const nhwc = TO_NHWC.map((k) => shape[k]);
+        const reshaped = this.fresh(output + NHWC_OUT_SUFFIX, nhwc, node);
+        this.emit('Reshape', node, [x, this.int64Constant(`${output}:shape`, nhwc)], reshaped);
+        return this.emit('Transpose', node, [reshaped], output, [attrInts('perm', TO_NCHW)], ':to-nchw');
       }
-      case 'Flatten':
-        return this.emit('Flatten', node, [this.input(node.inputs[0])], output, [attrInt('axis', node.axis)]);
       case 'Squeeze': {
         const x = this.input(node.inputs[0]);
         if (node.axes.length === 0) return this.emit('Squeeze', node, [x], output);
@@ -318,8 +341,9 @@ class OnnxWriter {
     if (!Number.isInteger(rows)) this.fail(node, `input [${xs}] does not split into rows of ${depth}`);
     let a = this.input(x);
     if (!(xs.length === 2 && xs[1] === depth)) {
+      const source = this.nhwcOrder.get(output)?.input ? this.toNhwcOrder(node) : a;
       a = this.fresh(output + FLAT_SUFFIX, [rows, depth], node);
-      this.emit('Reshape', node, [this.input(x), this.int64Constant(`${output}${FLAT_SUFFIX}:shape`, [rows, depth])], a, [], ':flatten');
+      this.emit('Reshape', node, [source, this.int64Constant(`${output}${FLAT_SUFFIX}:shape`, [rows, depth])], a, [], ':flatten');
     }
     const to = this.preActivation(node, node.activation);
     const outShape = this.shapeOf(output);
@@ -329,6 +353,15 @@ class OnnxWriter {
     this.emit('Gemm', node, inputs, twoD, [attrInt('transB', 1)]);
     if (twoD !== to) this.emit('Reshape', node, [twoD, this.int64Constant(`${output}:shape`, outShape)], to, [], ':reshape');
     this.activationNode(node, node.activation, to);
+  }
+
+  /** Transpose of the node's 4-D NCHW input to NHWC order, as `Y:nhwc`. */
+  private toNhwcOrder(node: Node): string {
+    const x = this.input(node.inputs[0]);
+    const xs = this.shapeOf(x);
+    const transposed = this.fresh(node.outputs[0] + NHWC_SUFFIX, TO_NHWC.map((k) => xs[k]), node);
+    this.emit('Transpose', node, [x], transposed, [attrInts('perm', TO_NHWC)], ':to-nhwc');
+    return transposed;
   }
 
   private resize(node: Node & { op: 'Resize' }): void {
@@ -355,7 +388,16 @@ class OnnxWriter {
 
   write(): Uint8Array {
     const graph = this.graph;
-    for (const node of executionOrder(graph)) this.writeNode(node);
+    for (const node of executionOrder(graph)) {
+      const from = this.nodes.length;
+      this.writeNode(node);
+      // An input the ONNX form has no place for (a TFLite shape tensor, quantization
+      // parameters) may be left out only when it is a constant: a computed one is a record.
+      const written = new Set(this.nodes.slice(from).flatMap((n) => n.input ?? []));
+      for (const name of node.inputs) {
+        if (name !== '' && !written.has(name) && !graph.tensors.get(name)?.constant) this.fail(node, `its ONNX form has no place for its computed input ${name}`);
+      }
+    }
     const io = new Set([...graph.inputs, ...graph.outputs]);
     const intermediate = new Set<string>();
     for (const node of this.nodes) {
