@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/ir.ts';
 import { NetworkBuilder } from './builder.ts';
+import { classifierHead } from './classifier-head.ts';
 import type { ModelParameters, ZooModel } from './model.ts';
 
 type Step = readonly [out: number, kernel: number | readonly [number, number], stride?: number, padding?: 'same' | 'valid'];
@@ -98,10 +99,6 @@ export const inceptionV3: ZooModel = {
         (s) => avgBranch(s, input, 192),
       ]);
     }
-    const [, h, w] = b.shapeOf(x);
-    x = b.pool('InceptionV3/Logits/AvgPool_1a', 'AveragePool', x, [h, w], 2, 'valid');
-    x = b.conv('InceptionV3/Logits/Conv2d_1c_1x1', x, { out: 1001, kernel: 1 });
-    x = b.reshape('InceptionV3/Logits/SpatialSqueeze', x, [p.batch, 1001]);
-    return b.build([b.softmax('InceptionV3/Predictions/Softmax', x)]);
+    return b.build([classifierHead(b, x, 'InceptionV3', { pool: 'AvgPool_1a', squeeze: 'SpatialSqueeze' }, 2)]);
   },
 };

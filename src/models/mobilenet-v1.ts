@@ -1,6 +1,8 @@
 import type { Graph } from '../graph/ir.ts';
 import { NetworkBuilder } from './builder.ts';
+import { classifierHead } from './classifier-head.ts';
 import type { ModelParameters, ZooModel } from './model.ts';
+import { OutputStride } from './output-stride.ts';
 
 /** slim's MobileNet v1 separable layers: pointwise output channels and depthwise stride. */
 const SEPARABLE = [
@@ -32,18 +34,9 @@ export interface MobilenetV1BodyOptions {
 export function mobilenetV1Body(b: NetworkBuilder, input: string, options: MobilenetV1BodyOptions): string {
   const depth = (channels: number): number => Math.max(8, Math.floor(channels * options.widthMultiplier));
   let x = b.conv('MobilenetV1/Conv2d_0', input, { out: depth(32), kernel: 3, stride: 2, activation: 'relu6' });
-  let currentStride = 2;
-  let rate = 1;
+  const strides = new OutputStride(options.outputStride, 2);
   SEPARABLE.forEach(([channels, layerStride], index) => {
-    let stride: number = layerStride;
-    let dilation = 1;
-    if (options.outputStride !== undefined && currentStride === options.outputStride) {
-      dilation = rate;
-      rate *= stride;
-      stride = 1;
-    } else {
-      currentStride *= stride;
-    }
+    const { stride, dilation } = strides.next(layerStride);
     const scope = `MobilenetV1/Conv2d_${index + 1}`;
     x = b.depthwise(`${scope}_depthwise`, x, { kernel: 3, stride, dilation, activation: 'relu6' });
     x = b.conv(`${scope}_pointwise`, x, { out: depth(channels), kernel: 1, activation: 'relu6' });
@@ -61,12 +54,7 @@ export const mobilenetV1: ZooModel = {
   build(p: ModelParameters): Graph {
     const b = new NetworkBuilder('mobilenet-v1', p.dtype);
     const input = b.input('input', [p.batch, p.inputSize, p.inputSize, 3]);
-    let x = mobilenetV1Body(b, input, { widthMultiplier: p.widthMultiplier });
-    const [, h, w] = b.shapeOf(x);
-    x = b.pool('MobilenetV1/Logits/AvgPool_1a', 'AveragePool', x, [h, w], 2, 'valid');
-    x = b.conv('MobilenetV1/Logits/Conv2d_1c_1x1', x, { out: 1001, kernel: 1 });
-    x = b.reshape('MobilenetV1/Logits/SpatialSqueeze', x, [p.batch, 1001]);
-    const output = b.softmax('MobilenetV1/Predictions/Softmax', x);
-    return b.build([output]);
+    const body = mobilenetV1Body(b, input, { widthMultiplier: p.widthMultiplier });
+    return b.build([classifierHead(b, body, 'MobilenetV1', { pool: 'AvgPool_1a', squeeze: 'SpatialSqueeze' }, 2)]);
   },
 };

@@ -1,6 +1,8 @@
 import type { Graph } from '../graph/ir.ts';
 import { makeDivisible, NetworkBuilder } from './builder.ts';
+import { classifierHead } from './classifier-head.ts';
 import type { ModelParameters, ZooModel } from './model.ts';
+import { OutputStride } from './output-stride.ts';
 
 /** slim's MobileNet v2 bottlenecks: expansion t, output channels c, repeats n, stride s. */
 const BOTTLENECKS = [
@@ -31,21 +33,12 @@ export function mobilenetV2Body(b: NetworkBuilder, input: string, options: Mobil
   const divisor = options.divisibleBy ?? 8;
   const depth = (channels: number): number => makeDivisible(channels * options.widthMultiplier, divisor);
   let x = b.conv('MobilenetV2/Conv', input, { out: depth(32), kernel: 3, stride: 2, activation: 'relu6' });
-  let currentStride = 2;
-  let rate = 1;
+  const strides = new OutputStride(options.outputStride, 2);
   let block = 0;
   for (const { t, c, n, s } of BOTTLENECKS) {
     for (let repeat = 0; repeat < n; repeat++) {
       const scope = block === 0 ? 'MobilenetV2/expanded_conv' : `MobilenetV2/expanded_conv_${block}`;
-      let stride = repeat === 0 ? s : 1;
-      let dilation = 1;
-      if (options.outputStride !== undefined && currentStride === options.outputStride) {
-        dilation = rate;
-        rate *= stride;
-        stride = 1;
-      } else {
-        currentStride *= stride;
-      }
+      const { stride, dilation } = strides.next(repeat === 0 ? s : 1);
       const inChannels = b.shapeOf(x)[3];
       const outChannels = depth(c);
       let y = x;
@@ -73,11 +66,6 @@ export const mobilenetV2: ZooModel = {
     // slim keeps the last layer at 1280 channels for multipliers below 1.
     const last = p.widthMultiplier > 1 ? makeDivisible(1280 * p.widthMultiplier) : 1280;
     x = b.conv('MobilenetV2/Conv_1', x, { out: last, kernel: 1, activation: 'relu6' });
-    const [, h, w] = b.shapeOf(x);
-    x = b.pool('MobilenetV2/Logits/AvgPool', 'AveragePool', x, [h, w], 1, 'valid');
-    x = b.conv('MobilenetV2/Logits/Conv2d_1c_1x1', x, { out: 1001, kernel: 1 });
-    x = b.reshape('MobilenetV2/Logits/Squeeze', x, [p.batch, 1001]);
-    const output = b.softmax('MobilenetV2/Predictions/Softmax', x);
-    return b.build([output]);
+    return b.build([classifierHead(b, x, 'MobilenetV2', { pool: 'AvgPool', squeeze: 'Squeeze' }, 1)]);
   },
 };

@@ -2,21 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../../src/graph/ir.ts';
 import { InputError } from '../../../src/io/input-error.ts';
 import { readTflite } from '../../../src/io/tflite/read-tflite.ts';
+import { mulberry32 } from '../../../src/core/synthetic.ts';
 import { readReferenceModel, REFERENCE_MODELS, referenceModelsPresent } from './reference-models.ts';
 import { everyOpModel } from './test-models.ts';
 import { buildTflite } from './tflite-builder.ts';
 
-/** A small seeded generator (mulberry32): the same cases on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const seeded = mulberry32;
 
 /** Reads `bytes`; anything but a Graph, an InputError or a GraphError fails the test. */
 function outcome(bytes: Uint8Array, file: string, label: string): 'graph' | 'InputError' | 'GraphError' {
