@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { memplan, userErrorLine } from './run-memplan.ts';
+
+const DEEPLAB = '../shared/reference-models/deeplabv3_257_mv_gpu.tflite';
+
+interface Report {
+  tensors: number;
+  operators: number;
+  naive: number;
+  lowerBounds: { offsets: number; sharedObjects: number };
+  results: { planner: string; footprint: number; ratioToLowerBound: number; valid: boolean }[];
+}
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'memplan-graph-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.concurrent('network sources on the command line', () => {
+  it('plans zoo:mobilenet-v2 with the figures of DESIGN.md', async ({ expect }) => {
+    const run = await memplan('plan', 'zoo:mobilenet-v2', '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as Report;
+    expect([report.tensors, report.operators, report.naive]).toEqual([65, 66, 27591112]);
+    expect(report.lowerBounds).toEqual({ offsets: 6021120, sharedObjects: 6924288 });
+    expect(report.results[0].footprint).toBe(6021120);
+  });
+
+  it.skipIf(!existsSync(DEEPLAB))('plans the real DeepLab v3 file 7-8% above the bound with Greedy by Size', async ({ expect }) => {
+    const run = await memplan('plan', DEEPLAB, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
+    expect(run.status).toBe(0);
+    const ratio = (JSON.parse(run.stdout) as Report).results[0].ratioToLowerBound;
+    expect(ratio).toBeGreaterThan(1.07);
+    expect(ratio).toBeLessThan(1.08);
+  });
+
+  it('exports records and an ONNX model that plan like the network', async ({ expect }) => {
+    const csv = join(dir, 'blazeface.csv');
+    const onnx = join(dir, 'blazeface.onnx');
+    const exports = await Promise.all([
+      memplan('export', 'zoo:blazeface', '--to', csv),
+      memplan('export', 'zoo:blazeface', '--to', onnx, '--no-weights'),
+    ]);
+    for (const run of exports) expect(run.status).toBe(0);
+    const plans = await Promise.all(
+      ['zoo:blazeface', csv, onnx].map((source) => memplan('plan', source, '--planner', 'offsets/greedy-by-size', '--json')),
+    );
+    const [zoo, fromCsv, fromOnnx] = plans.map((run) => JSON.parse(run.stdout) as Report);
+    for (const other of [fromCsv, fromOnnx]) {
+      expect([other.tensors, other.naive, other.lowerBounds, other.results[0].footprint]).toEqual([
+        zoo.tensors,
+        zoo.naive,
+        zoo.lowerBounds,
+        zoo.results[0].footprint,
+      ]);
+    }
+  });
+
+  it('lists the six networks', async ({ expect }) => {
+    const run = await memplan('list', 'models', '--json');
+    expect(run.status).toBe(0);
+    const models = JSON.parse(run.stdout) as { source: string }[];
+    expect(models.map((m) => m.source)).toEqual([
+      'zoo:mobilenet-v1',
+      'zoo:mobilenet-v2',
+      'zoo:deeplab-v3',
+      'zoo:inception-v3',
+      'zoo:posenet',
+      'zoo:blazeface',
+    ]);
+  });
+
+  it('gives one clear line and exit code 2 for bad network input', async ({ expect }) => {
+    const corrupt = join(dir, 'corrupt.tflite');
+    await writeFile(corrupt, Buffer.from('this is not a flatbuffer at all, just text'));
+    const records = join(dir, 'records.json');
+    await writeFile(records, '[{"id": "a", "size": 4, "first": 0, "last": 1}]');
+    const [unknown, broken, shape, toOnnx] = await Promise.all([
+      memplan('plan', 'zoo:resnet-50'),
+      memplan('plan', corrupt),
+      memplan('plan', 'zoo:posenet', '--input-shape', 'input=1x2xA'),
+      memplan('export', records, '--to', join(dir, 'r.onnx')),
+    ]);
+    expect(userErrorLine(unknown)).toMatch(/zoo:resnet-50: no such network/);
+    expect(userErrorLine(broken)).toMatch(/corrupt\.tflite/);
+    expect(userErrorLine(shape)).toMatch(/--input-shape "input=1x2xA"/);
+    expect(userErrorLine(toOnnx)).toMatch(/holds usage records, not a network/);
+  });
+});
