@@ -2,16 +2,18 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
+import { ExperimentError } from '../experiments/config.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList } from './commands/list.ts';
+import { registerRun } from './commands/run.ts';
 import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, UsageError];
+const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, UsageError];
 
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv)
@@ -28,6 +30,7 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerPlan(cli);
   cli = registerList(cli);
   cli = registerExport(cli);
+  cli = registerRun(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Problem } from '../core/problem.ts';
+import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
 import type { Graph } from '../graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
 import { buildZooModel } from '../models/zoo.ts';
@@ -17,7 +18,23 @@ export interface SourceOptions {
 /** A network enters as a Graph; a record file enters directly as a Problem. */
 export type Source = { readonly kind: 'graph'; readonly graph: Graph } | { readonly kind: 'records'; readonly problem: Problem };
 
-export const SOURCE_KINDS = 'zoo:<model>, .tflite, .onnx, .csv (MiniMalloc, half-open) or .json (closed) records';
+export const SOURCE_KINDS = 'zoo:<model>, synthetic:chain|dag?n=N&seed=S, .tflite, .onnx, .csv (MiniMalloc, half-open) or .json (closed) records';
+
+/** `synthetic:chain?n=1000&seed=1` or `synthetic:dag?n=...`: seeded generated problems. */
+function syntheticProblem(source: string): Problem {
+  const match = /^synthetic:(chain|dag)(?:\?(.*))?$/.exec(source);
+  if (!match) throw new InputError(source, undefined, 'expected synthetic:chain?n=N&seed=S or synthetic:dag?n=N&seed=S.');
+  const parameters = new URLSearchParams(match[2] ?? '');
+  const number = (key: string, fallback: number): number => {
+    const value = Number(parameters.get(key) ?? fallback);
+    if (!Number.isSafeInteger(value) || value < (key === 'n' ? 1 : 0)) throw new InputError(source, undefined, `${key} must be a whole number${key === 'n' ? ' >= 1' : ' >= 0'}.`);
+    return value;
+  };
+  const n = number('n', 1000);
+  const seed = number('seed', 1);
+  const problem = match[1] === 'chain' ? chainProblem(n, seed) : randomDagProblem(n, seed);
+  return { ...problem, name: `${match[1]}-${n}` };
+}
 
 /**
  * The one door from a source name to what the pipeline plans (DESIGN.md): `zoo:` names
@@ -25,6 +42,7 @@ export const SOURCE_KINDS = 'zoo:<model>, .tflite, .onnx, .csv (MiniMalloc, half
  */
 export async function loadSource(source: string, options: SourceOptions = {}): Promise<Source> {
   if (source.startsWith('zoo:')) return { kind: 'graph', graph: buildZooModel(source) };
+  if (source.startsWith('synthetic:')) return { kind: 'records', problem: syntheticProblem(source) };
   const extension = /\.([^./\\]+)$/.exec(source)?.[1]?.toLowerCase();
   if (extension === undefined || !['csv', 'json', 'tflite', 'onnx'].includes(extension)) {
     throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);

@@ -1,0 +1,210 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { APPROACHES, type Approach } from '../core/plans.ts';
+import type { RecordOptions } from '../graph/lifetimes.ts';
+import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
+import { findPlanner, UnknownPlannerError } from '../planners/registry.ts';
+
+/**
+ * An experiment file (`experiments/*.json`): which networks, planners and backends, how
+ * graphs become records, how often to time, and how to report. Every field is checked
+ * here, with errors that name the file and the JSON path of the field.
+ */
+export interface ModelEntry {
+  /** `zoo:...`, `synthetic:...`, or a path (relative to the experiment file). */
+  readonly source: string;
+  /** Column heading in tables. */
+  readonly label: string;
+  /** A file that may be absent (e.g. ../shared traces): its cells are skipped with a note. */
+  readonly optional: boolean;
+}
+
+export interface PlannerEntry {
+  /** A registry id, or the path of a module exporting a planner (relative to the experiment file). */
+  readonly ref: string;
+  readonly module: boolean;
+}
+
+export type BackendSpec = { readonly kind: 'plan-only' };
+
+export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
+export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
+export const UNIT_BYTES: Record<Unit, number> = { MiB: 2 ** 20, MB: 1e6, KiB: 1024, bytes: 1 };
+
+export interface ReportOptions {
+  readonly unit: Unit;
+  /** Planner ids in the order table rows list them; default: the planners' order. */
+  readonly rows?: readonly string[];
+  /** Published values (in `unit`) printed beside ours: planner id -> model source -> value. */
+  readonly reference?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
+export interface Experiment {
+  readonly name: string;
+  readonly title: string;
+  readonly approach: Approach;
+  readonly models: readonly ModelEntry[];
+  readonly records: RecordOptions;
+  readonly planners: readonly PlannerEntry[];
+  readonly backends: readonly BackendSpec[];
+  readonly repetitions: number;
+  readonly seed: number;
+  readonly alignment: number;
+  readonly report: ReportOptions;
+  /** The experiment file; relative paths in it are relative to its folder. */
+  readonly file: string;
+}
+
+export class ExperimentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExperimentError';
+  }
+}
+
+export async function loadExperiment(file: string): Promise<Experiment> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ExperimentError(`${file}: ${code === 'ENOENT' ? 'no such experiment file' : `cannot be read (${code})`}.`);
+  }
+  return parseExperiment(text, file);
+}
+
+const RECORD_KEYS: Record<string, 'boolean' | 'size'> = {
+  includeGraphIO: 'boolean',
+  elementSize: 'size',
+  roundChannelsTo4: 'boolean',
+  fuseActivations: 'boolean',
+  dropIdentityOps: 'boolean',
+};
+const TOP_KEYS = ['$comment', 'name', 'title', 'approach', 'models', 'records', 'planners', 'backends', 'repetitions', 'seed', 'alignment', 'report'];
+
+export function parseExperiment(text: string, file: string): Experiment {
+  try {
+    scanJson(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) throw new ExperimentError(`${file}:${error.line}:${error.column}: invalid JSON: ${error.problem}.`);
+    throw error;
+  }
+  const data: unknown = JSON.parse(text);
+  const fail = (path: string, problem: string): never => {
+    throw new ExperimentError(`${file}: ${path}: ${problem}`);
+  };
+  const object = (value: unknown, path: string): Record<string, unknown> => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(path, 'must be an object.');
+    return value as Record<string, unknown>;
+  };
+  const string = (value: unknown, path: string): string => {
+    if (typeof value !== 'string' || value.trim() === '') fail(path, 'must be a non-empty string.');
+    return value as string;
+  };
+  const whole = (value: unknown, path: string, min: number): number => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) fail(path, `must be a whole number >= ${min}.`);
+    return value as number;
+  };
+  const list = (value: unknown, path: string): unknown[] => {
+    if (!Array.isArray(value) || value.length === 0) fail(path, 'must be a non-empty array.');
+    return value as unknown[];
+  };
+  const noStrangers = (value: Record<string, unknown>, allowed: readonly string[], path: string): void => {
+    for (const key of Object.keys(value)) if (!allowed.includes(key)) fail(`${path}.${key}`, `unknown field; expected one of ${allowed.join(', ')}.`);
+  };
+
+  const root = object(data, '$');
+  noStrangers(root, TOP_KEYS, '$');
+  const name = string(root.name, '$.name');
+  if (!/^[a-z0-9][a-z0-9._-]*$/i.test(name)) fail('$.name', 'must be letters, digits, dots, dashes or underscores (it names a results folder).');
+  const approach = root.approach;
+  if (!APPROACHES.includes(approach as Approach)) fail('$.approach', `must be one of ${APPROACHES.join(', ')}.`);
+  const baseDir = dirname(file);
+  const relative = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
+
+  const models = list(root.models, '$.models').map((entry, k): ModelEntry => {
+    const path = `$.models[${k}]`;
+    const spec = typeof entry === 'string' ? { source: entry } : object(entry, path);
+    noStrangers(spec, ['source', 'label', 'optional'], path);
+    const source = string(spec.source, `${path}.source`);
+    const isPath = !/^(zoo|synthetic):/.test(source);
+    if (spec.optional !== undefined && typeof spec.optional !== 'boolean') fail(`${path}.optional`, 'must be true or false.');
+    return {
+      source: isPath ? relative(source) : source,
+      label: spec.label === undefined ? defaultLabel(source) : string(spec.label, `${path}.label`),
+      optional: spec.optional === true,
+    };
+  });
+
+  const records: Record<string, unknown> = {};
+  if (root.records !== undefined) {
+    const given = object(root.records, '$.records');
+    noStrangers(given, Object.keys(RECORD_KEYS), '$.records');
+    for (const [key, value] of Object.entries(given)) {
+      if (RECORD_KEYS[key] === 'boolean' && typeof value !== 'boolean') fail(`$.records.${key}`, 'must be true or false.');
+      if (RECORD_KEYS[key] === 'size') whole(value, `$.records.${key}`, 1);
+      records[key] = value;
+    }
+  }
+
+  const planners = list(root.planners, '$.planners').map((entry, k): PlannerEntry => {
+    const ref = string(entry, `$.planners[${k}]`);
+    if (/\.(m?[jt]s)$/.test(ref)) return { ref: relative(ref), module: true };
+    try {
+      findPlanner(ref);
+    } catch (error) {
+      if (error instanceof UnknownPlannerError) fail(`$.planners[${k}]`, error.message);
+      throw error;
+    }
+    return { ref, module: false };
+  });
+
+  const backends = (root.backends === undefined ? [{ kind: 'plan-only' }] : list(root.backends, '$.backends')).map((entry, k): BackendSpec => {
+    const spec = typeof entry === 'string' ? { kind: entry } : object(entry, `$.backends[${k}]`);
+    if (spec.kind !== 'plan-only') fail(`$.backends[${k}].kind`, `"${String(spec.kind)}" is not available in this version; use "plan-only".`);
+    return { kind: 'plan-only' };
+  });
+
+  const report = root.report === undefined ? {} : object(root.report, '$.report');
+  noStrangers(report, ['unit', 'rows', 'reference'], '$.report');
+  const unit = report.unit ?? 'MiB';
+  if (!UNITS.includes(unit as Unit)) fail('$.report.unit', `must be one of ${UNITS.join(', ')}.`);
+  const plannerRefs = planners.map((p) => p.ref);
+  const rows =
+    report.rows === undefined
+      ? undefined
+      : list(report.rows, '$.report.rows').map((row, k) => {
+          const id = string(row, `$.report.rows[${k}]`);
+          if (!plannerRefs.includes(id)) fail(`$.report.rows[${k}]`, `"${id}" is not one of the experiment's planners.`);
+          return id;
+        });
+  const reference: Record<string, Record<string, number>> = {};
+  if (report.reference !== undefined) {
+    for (const [planner, values] of Object.entries(object(report.reference, '$.report.reference'))) {
+      reference[planner] = {};
+      for (const [model, value] of Object.entries(object(values, `$.report.reference.${planner}`))) {
+        if (typeof value !== 'number' || !(value >= 0)) fail(`$.report.reference.${planner}.${model}`, 'must be a number >= 0.');
+        reference[planner][model] = value as number;
+      }
+    }
+  }
+
+  return {
+    name,
+    title: root.title === undefined ? name : string(root.title, '$.title'),
+    approach: approach as Approach,
+    models,
+    records: records as RecordOptions,
+    planners,
+    backends,
+    repetitions: root.repetitions === undefined ? 5 : whole(root.repetitions, '$.repetitions', 1),
+    seed: root.seed === undefined ? 1 : whole(root.seed, '$.seed', 0),
+    alignment: root.alignment === undefined ? 1 : whole(root.alignment, '$.alignment', 1),
+    report: { unit: unit as Unit, rows, reference: report.reference === undefined ? undefined : reference },
+    file,
+  };
+}
+
+function defaultLabel(source: string): string {
+  return source.replace(/^(zoo|synthetic):/, '').replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '');
+}

@@ -1,0 +1,40 @@
+import type { LowerBounds } from '../core/bounds.ts';
+import type { Approach } from '../core/plans.ts';
+
+/** Planning time over the repetitions of one cell (milliseconds). */
+export interface TimingSummary {
+  readonly runs: number;
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  /** Median absolute deviation: the spread that outliers do not move. */
+  readonly mad: number;
+}
+
+/**
+ * One finished (model, planner, backend) cell of an experiment: one line of
+ * `results.jsonl`. Every number comes from a plan the verifier accepted.
+ */
+export interface CellResult {
+  readonly experiment: string;
+  /** The source as the experiment names it (`zoo:mobilenet-v2`, a path). */
+  readonly model: string;
+  /** What tables print for it (`MobileNet v2`). */
+  readonly modelLabel: string;
+  readonly planner: string;
+  readonly plannerTitle: string;
+  /** The planner's own approach; a shared-objects planner may sit in an offsets table. */
+  readonly plannerApproach: Approach;
+  readonly backend: string;
+  readonly records: number;
+  readonly operators: number;
+  /** Bytes: the sum of objects for shared objects (also when laid out in an offsets table), else the arena. */
+  readonly footprint: number;
+  readonly naive: number;
+  readonly lowerBounds: LowerBounds;
+  /** Over the lower bound of the experiment's approach. */
+  readonly ratioToLowerBound: number;
+  readonly ratioToNaive: number;
+  readonly valid: boolean;
+  readonly timeMs: TimingSummary;
+}

@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { lowerBounds } from '../core/bounds.ts';
+import { naiveFootprint, type Problem } from '../core/problem.ts';
+import { loadProblem } from '../io/source.ts';
+import { planAndVerify } from '../planners/plan-and-verify.ts';
+import { beyondLimit, type Planner } from '../planners/planner.ts';
+import { ExperimentError, type Experiment } from './config.ts';
+import { loadPlanner } from './load-planner.ts';
+import { Progress } from './progress.ts';
+import type { CellResult } from './result.ts';
+import { cellKey, ResultStore } from './result-store.ts';
+import { collectRunInfo } from './run-info.ts';
+import { summarizeTimings } from './statistics.ts';
+
+export interface RunOptions {
+  /** Root of results (default `results`): a run goes to `<root>/<experiment>/<run-id>/`. */
+  readonly root?: string;
+  /** Continue the latest run of this experiment, skipping its finished cells. */
+  readonly resume?: boolean;
+  /** No progress output (tests, `reproduce`'s own progress). */
+  readonly quiet?: boolean;
+}
+
+export interface RunOutcome {
+  readonly dir: string;
+  readonly results: readonly CellResult[];
+  /** Cells not run, with why (an optional source that is absent, a planner's size limit). */
+  readonly skipped: readonly string[];
+}
+
+/** A plan that failed verification: a planner bug, never a result. */
+export class InvalidPlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidPlanError';
+  }
+}
+
+/**
+ * Runs every (model, planner, backend) cell of an experiment: plans through the verifier,
+ * times the planner over the experiment's repetitions, and appends each finished cell to
+ * `results.jsonl` at once.
+ */
+export async function runExperiment(experiment: Experiment, options: RunOptions = {}): Promise<RunOutcome> {
+  const root = options.root ?? 'results';
+  let store = options.resume ? await ResultStore.latest(root, experiment.name) : undefined;
+  if (store === undefined) store = await ResultStore.create(root, experiment.name, runId());
+  await store.repairTail();
+  const previous = await store.read();
+  const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
+  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment }, ...collectRunInfo() });
+
+  const planners: Planner[] = [];
+  for (const entry of experiment.planners) {
+    const planner = await loadPlanner(entry);
+    if (experiment.approach === 'shared-objects' && planner.approach === 'offsets') {
+      throw new ExperimentError(`${experiment.file}: ${planner.id} computes offsets, which a shared-objects experiment cannot report.`);
+    }
+    planners.push(planner);
+  }
+  const total = experiment.models.length * planners.length * experiment.backends.length;
+  const progress = new Progress(total, experiment.name, process.stderr, options.quiet);
+  const results: CellResult[] = [...previous];
+  const skipped: string[] = [];
+
+  for (const model of experiment.models) {
+    if (model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source)) {
+      skipped.push(`${model.label}: ${model.source} is absent`);
+      progress.note(`skipping ${model.label}: ${model.source} is absent.`);
+      for (let k = 0; k < planners.length * experiment.backends.length; k++) progress.step(`${model.label} (absent)`);
+      continue;
+    }
+    let problem: Problem | undefined;
+    for (const planner of planners) {
+      for (const backend of experiment.backends) {
+        const key = cellKey(model.source, planner.id, backend.kind);
+        if (done.has(key)) {
+          progress.step(`${model.label} ${planner.id} (done before)`);
+          continue;
+        }
+        problem ??= await loadProblem(model.source, experiment.records);
+        const limit = beyondLimit(planner, problem.records.length);
+        if (limit !== undefined) {
+          skipped.push(`${model.label}: ${limit}`);
+          progress.step(`${model.label} ${planner.id} (skipped)`);
+          continue;
+        }
+        const result = runCell(experiment, model.source, model.label, planner, backend.kind, problem);
+        await store.append(result);
+        results.push(result);
+        progress.step(`${model.label} ${planner.id}`);
+      }
+    }
+  }
+  return { dir: store.dir, results, skipped };
+}
+
+function runCell(experiment: Experiment, source: string, label: string, planner: Planner, backend: string, problem: Problem): CellResult {
+  const bounds = lowerBounds(problem);
+  const verified = planAndVerify(planner, problem, { alignment: experiment.alignment, bounds });
+  if (!verified.valid) {
+    throw new InvalidPlanError(`${planner.id} produced an invalid plan for ${label}: ${verified.violations[0]?.message}`);
+  }
+  // The first, verified plan is one timing; the planner alone repeats for the rest.
+  const times = [verified.timeMs];
+  for (let k = 1; k < experiment.repetitions; k++) {
+    const started = performance.now();
+    planner.plan(problem, { alignment: experiment.alignment });
+    times.push(performance.now() - started);
+  }
+  const naive = naiveFootprint(problem);
+  const bound = experiment.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
+  return {
+    experiment: experiment.name,
+    model: source,
+    modelLabel: label,
+    planner: planner.id,
+    plannerTitle: planner.title,
+    plannerApproach: planner.approach,
+    backend,
+    records: problem.records.length,
+    operators: problem.operatorCount,
+    footprint: verified.footprint,
+    naive,
+    lowerBounds: bounds,
+    ratioToLowerBound: bound === 0 ? 1 : verified.footprint / bound,
+    ratioToNaive: naive === 0 ? 1 : verified.footprint / naive,
+    valid: verified.valid,
+    timeMs: summarizeTimings(times),
+  };
+}
+
+/** A sortable, file-name-safe id: the UTC time of the start. */
+function runId(): string {
+  return new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+}

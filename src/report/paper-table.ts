@@ -1,0 +1,75 @@
+import type { Approach } from '../core/plans.ts';
+import { UNIT_BYTES, type ReportOptions, type Unit } from '../experiments/config.ts';
+import type { CellResult } from '../experiments/result.ts';
+
+/** A table laid out like the paper's: a column per network, a row per strategy, then the bound and naive. */
+export interface PaperTable {
+  readonly title: string;
+  readonly unit: Unit;
+  readonly columns: readonly string[];
+  readonly rows: readonly TableRow[];
+}
+
+export interface TableRow {
+  readonly label: string;
+  /** Bytes per column; undefined where the cell did not run. */
+  readonly values: readonly (number | undefined)[];
+  readonly kind: 'strategy' | 'published' | 'lower-bound' | 'naive';
+  /** Per column: is this the smallest strategy footprint (ties all marked)? */
+  readonly best: readonly boolean[];
+}
+
+export interface TableSpec {
+  readonly title: string;
+  readonly approach: Approach;
+  readonly report: ReportOptions;
+  /** Planner ids in experiment order. */
+  readonly planners: readonly string[];
+}
+
+export function buildPaperTable(results: readonly CellResult[], spec: TableSpec): PaperTable {
+  const models: string[] = [];
+  const labels: string[] = [];
+  for (const r of results) {
+    if (!models.includes(r.model)) {
+      models.push(r.model);
+      labels.push(r.modelLabel);
+    }
+  }
+  const cell = (planner: string, model: string): CellResult | undefined => results.find((r) => r.planner === planner && r.model === model);
+  const anyCell = (model: string): CellResult | undefined => results.find((r) => r.model === model);
+  const order = (spec.report.rows ?? spec.planners).filter((id) => !id.endsWith('/naive'));
+  const strategies: TableRow[] = [];
+  for (const planner of order) {
+    const values = models.map((m) => cell(planner, m)?.footprint);
+    const title = results.find((r) => r.planner === planner)?.plannerTitle ?? planner;
+    const contiguous = spec.approach === 'offsets' && planner.startsWith('shared-objects/');
+    strategies.push({ label: contiguous ? `${title}, objects contiguous` : title, values, kind: 'strategy', best: [] });
+    const published = spec.report.reference?.[planner];
+    if (published) {
+      const bytes = UNIT_BYTES[spec.report.unit];
+      strategies.push({ label: `${title} (published)`, values: models.map((m) => (published[m] === undefined ? undefined : published[m] * bytes)), kind: 'published', best: models.map(() => false) });
+    }
+  }
+  const minima = models.map((_, c) => Math.min(...strategies.filter((r) => r.kind === 'strategy').map((r) => r.values[c] ?? Infinity)));
+  const marked = strategies.map((row) => ({ ...row, best: row.kind === 'strategy' ? row.values.map((v, c) => v !== undefined && v === minima[c]) : row.best }));
+  const bound = (m: string): number | undefined => {
+    const r = anyCell(m);
+    return r === undefined ? undefined : spec.approach === 'offsets' ? r.lowerBounds.offsets : r.lowerBounds.sharedObjects;
+  };
+  return {
+    title: spec.title,
+    unit: spec.report.unit,
+    columns: labels,
+    rows: [
+      ...marked,
+      { label: 'Lower bound', values: models.map(bound), kind: 'lower-bound', best: models.map(() => false) },
+      { label: 'Naive', values: models.map((m) => anyCell(m)?.naive), kind: 'naive', best: models.map(() => false) },
+    ],
+  };
+}
+
+export function formatValue(bytes: number | undefined, unit: Unit): string {
+  if (bytes === undefined) return '—';
+  return unit === 'bytes' ? String(bytes) : (bytes / UNIT_BYTES[unit]).toFixed(3);
+}
