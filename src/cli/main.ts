@@ -8,6 +8,8 @@ import { ZooError } from '../models/zoo.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList } from './commands/list.ts';
+import { registerReport } from './commands/report.ts';
+import { registerReproduce } from './commands/reproduce.ts';
 import { registerRun } from './commands/run.ts';
 import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
@@ -31,6 +33,8 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerList(cli);
   cli = registerExport(cli);
   cli = registerRun(cli);
+  cli = registerReport(cli);
+  cli = registerReproduce(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -37,7 +37,12 @@ export interface ReportOptions {
   readonly rows?: readonly string[];
   /** Published values (in `unit`) printed beside ours: planner id -> model source -> value. */
   readonly reference?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+  /** Charts `memplan report` draws: footprint over the bound per network, and/or time against size. */
+  readonly charts: readonly ChartKind[];
 }
+
+export type ChartKind = 'footprint' | 'scaling';
+export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling'];
 
 export interface Experiment {
   readonly name: string;
@@ -166,7 +171,11 @@ export function parseExperiment(text: string, file: string): Experiment {
   });
 
   const report = root.report === undefined ? {} : object(root.report, '$.report');
-  noStrangers(report, ['unit', 'rows', 'reference'], '$.report');
+  noStrangers(report, ['unit', 'rows', 'reference', 'charts'], '$.report');
+  const charts = (report.charts === undefined ? ['footprint'] : list(report.charts, '$.report.charts')).map((chart, k) => {
+    if (!CHART_KINDS.includes(chart as ChartKind)) fail(`$.report.charts[${k}]`, `must be one of ${CHART_KINDS.join(', ')}.`);
+    return chart as ChartKind;
+  });
   const unit = report.unit ?? 'MiB';
   if (!UNITS.includes(unit as Unit)) fail('$.report.unit', `must be one of ${UNITS.join(', ')}.`);
   const plannerRefs = planners.map((p) => p.ref);
@@ -200,7 +209,7 @@ export function parseExperiment(text: string, file: string): Experiment {
     repetitions: root.repetitions === undefined ? 5 : whole(root.repetitions, '$.repetitions', 1),
     seed: root.seed === undefined ? 1 : whole(root.seed, '$.seed', 0),
     alignment: root.alignment === undefined ? 1 : whole(root.alignment, '$.alignment', 1),
-    report: { unit: unit as Unit, rows, reference: report.reference === undefined ? undefined : reference },
+    report: { unit: unit as Unit, rows, reference: report.reference === undefined ? undefined : reference, charts },
     file,
   };
 }

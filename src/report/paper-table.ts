@@ -23,8 +23,6 @@ export interface TableSpec {
   readonly title: string;
   readonly approach: Approach;
   readonly report: ReportOptions;
-  /** Planner ids in experiment order. */
-  readonly planners: readonly string[];
 }
 
 export function buildPaperTable(results: readonly CellResult[], spec: TableSpec): PaperTable {
@@ -38,7 +36,8 @@ export function buildPaperTable(results: readonly CellResult[], spec: TableSpec)
   }
   const cell = (planner: string, model: string): CellResult | undefined => results.find((r) => r.planner === planner && r.model === model);
   const anyCell = (model: string): CellResult | undefined => results.find((r) => r.model === model);
-  const order = (spec.report.rows ?? spec.planners).filter((id) => !id.endsWith('/naive'));
+  // Rows in the order the report asks, else in the order the run met the planners.
+  const order = (spec.report.rows ?? [...new Set(results.map((r) => r.planner))]).filter((id) => !id.endsWith('/naive'));
   const strategies: TableRow[] = [];
   for (const planner of order) {
     const values = models.map((m) => cell(planner, m)?.footprint);

@@ -82,7 +82,7 @@ describe('loadProblem', () => {
   });
 
   it.each(['trace.txt', 'trace', 'trace.csv.gz', 'dir.csv/trace'])('an unknown extension: %s', async (name) => {
-    expect((await loadError(join(dir, name))).message).toMatch(/unknown source type; expected zoo:<model>, \.tflite, \.onnx, \.csv/);
+    expect((await loadError(join(dir, name))).message).toMatch(/unknown source type; expected zoo:<model>, synthetic:chain\|dag\?n=N&seed=S, \.tflite, \.onnx, \.csv/);
   });
 
   it.each(['model.onnx', 'nets/model.tflite', 'MODEL.ONNX'])('a missing network file: %s', async (source) => {

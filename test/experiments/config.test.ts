@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { ExperimentError, loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+
+const FILE = 'experiments/test.json';
+const base = { name: 'x', approach: 'offsets', models: ['zoo:blazeface'], planners: ['offsets/greedy-by-size'] };
+const parse = (value: unknown) => parseExperiment(JSON.stringify(value, null, 2), FILE);
+const error = (value: unknown): string => {
+  try {
+    parse(value);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ExperimentError);
+    return (e as Error).message;
+  }
+  throw new Error('no error');
+};
+
+describe('experiment files', () => {
+  it('load the shipped experiments', async () => {
+    for (const name of ['table1', 'table2', 'scaling']) {
+      const experiment = await loadExperiment(`experiments/${name}.json`);
+      expect(experiment.name).toBe(name);
+      expect(experiment.planners.length).toBeGreaterThan(3);
+    }
+    const table2 = await loadExperiment('experiments/table2.json');
+    expect(table2.approach).toBe('offsets');
+    expect(table2.planners.map((p) => p.ref)).toContain('shared-objects/min-cost-flow');
+  });
+
+  it('fill in defaults', () => {
+    const experiment = parse(base);
+    expect(experiment).toMatchObject({ title: 'x', repetitions: 5, seed: 1, alignment: 1, backends: [{ kind: 'plan-only' }] });
+    expect(experiment.report).toMatchObject({ unit: 'MiB', charts: ['footprint'] });
+    expect(experiment.models[0]).toEqual({ source: 'zoo:blazeface', label: 'blazeface', optional: false });
+  });
+
+  it('name the closest ids for an unknown planner, with its JSON path', () => {
+    expect(error({ ...base, planners: ['offsets/greedy-by-size', 'offsets/greedy-by-sise'] })).toMatch(
+      /experiments\/test\.json: \$\.planners\[1\]: unknown planner "offsets\/greedy-by-sise"; the closest are offsets\/greedy-by-size/,
+    );
+  });
+
+  it('name the JSON path of a bad field', () => {
+    expect(error({ ...base, repetitions: 0 })).toMatch(/\$\.repetitions: must be a whole number >= 1/);
+    expect(error({ ...base, approach: 'textures' })).toMatch(/\$\.approach: must be one of shared-objects, offsets/);
+    expect(error({ ...base, models: [{ source: 'zoo:blazeface', lable: 'x' }] })).toMatch(/\$\.models\[0\]\.lable: unknown field/);
+    expect(error({ ...base, records: { elementSize: -4 } })).toMatch(/\$\.records\.elementSize/);
+    expect(error({ ...base, backends: [{ kind: 'cuda' }] })).toMatch(/\$\.backends\[0\]\.kind: "cuda" is not available/);
+    expect(error({ ...base, report: { unit: 'GB' } })).toMatch(/\$\.report\.unit/);
+    expect(error({ ...base, report: { rows: ['offsets/naive'] } })).toMatch(/\$\.report\.rows\[0\]: "offsets\/naive" is not one of the experiment's planners/);
+    expect(error({ ...base, colour: 'red' })).toMatch(/\$\.colour: unknown field/);
+    expect(error({ ...base, name: 'a b' })).toMatch(/\$\.name/);
+  });
+
+  it('give line and column for bad JSON', () => {
+    expect(() => parseExperiment('{\n  "name": "x",\n  "approach" "offsets"\n}', FILE)).toThrow(/experiments\/test\.json:3:14: invalid JSON/);
+  });
+
+  it('resolve paths relative to the experiment file; user planners are modules', () => {
+    const experiment = parse({ ...base, models: ['../traces/a.csv'], planners: ['./mine.ts'] });
+    expect(experiment.models[0].source).toMatch(/\/traces\/a\.csv$/);
+    expect(experiment.models[0].source).not.toContain('experiments');
+    expect(experiment.planners[0]).toMatchObject({ module: true });
+    expect(experiment.planners[0].ref).toMatch(/\/experiments\/mine\.ts$/);
+  });
+});

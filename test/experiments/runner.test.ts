@@ -1,0 +1,96 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExperimentError, loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+import type { CellResult } from '../../src/experiments/result.ts';
+import { runExperiment } from '../../src/experiments/runner.ts';
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'memplan-run-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const experiment = (extra: object = {}) =>
+  parseExperiment(
+    JSON.stringify({
+      name: 'small',
+      approach: 'offsets',
+      models: [{ source: 'zoo:blazeface', label: 'BlazeFace' }, { source: 'synthetic:chain?n=50&seed=2', label: 'chain' }],
+      planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'],
+      repetitions: 3,
+      ...extra,
+    }),
+    join(dir, 'small.json'),
+  );
+
+const lines = async (path: string): Promise<CellResult[]> =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as CellResult);
+
+describe('the runner', () => {
+  it('runs every cell through the verifier and writes results.jsonl and run.json', async () => {
+    const outcome = await runExperiment(experiment(), { root: join(dir, 'a'), quiet: true });
+    expect(outcome.results).toHaveLength(6);
+    const written = await lines(join(outcome.dir, 'results.jsonl'));
+    expect(written).toEqual(outcome.results);
+    for (const r of written) {
+      expect(r.valid).toBe(true);
+      expect(r.timeMs.runs).toBe(3);
+      expect(r.footprint).toBeGreaterThanOrEqual(r.lowerBounds.offsets);
+      expect(r.ratioToNaive).toBeCloseTo(r.footprint / r.naive, 12);
+    }
+    const info = JSON.parse(await readFile(join(outcome.dir, 'run.json'), 'utf8'));
+    expect(info).toMatchObject({ experiment: 'small', config: { name: 'small' } });
+    expect(Object.keys(info)).toEqual(expect.arrayContaining(['date', 'gitCommit', 'versions', 'machine']));
+    expect(info.machine.cores).toBeGreaterThan(0);
+  });
+
+  it('resumes a killed run without losing or repeating a finished cell', async () => {
+    const root = join(dir, 'b');
+    const first = await runExperiment(experiment(), { root, quiet: true });
+    const path = join(first.dir, 'results.jsonl');
+    const text = await readFile(path, 'utf8');
+    // Keep two whole lines and half of the third, as a kill mid-write would.
+    const kept = text.split('\n').slice(0, 2).join('\n');
+    await writeFile(path, `${kept}\n${text.split('\n')[2].slice(0, 20)}`);
+    const resumed = await runExperiment(experiment(), { root, resume: true, quiet: true });
+    expect(resumed.dir).toBe(first.dir);
+    const after = await lines(path);
+    expect(after).toHaveLength(6);
+    expect(new Set(after.map((r) => `${r.model} ${r.planner}`)).size).toBe(6);
+    expect(after.slice(0, 2)).toEqual(first.results.slice(0, 2));
+  });
+
+  it('skips absent optional sources and planners above their size limit, saying why', async () => {
+    const outcome = await runExperiment(
+      experiment({
+        models: [{ source: 'no/such/trace.csv', optional: true }, { source: 'synthetic:dag?n=1200' }],
+        planners: ['shared-objects/min-cost-flow', 'offsets/greedy-by-size'],
+      }),
+      { root: join(dir, 'c'), quiet: true },
+    );
+    expect(outcome.results.map((r) => r.planner)).toEqual(['offsets/greedy-by-size']);
+    expect(outcome.skipped.join('\n')).toMatch(/trace\.csv is absent/);
+    expect(outcome.skipped.join('\n')).toMatch(/min-cost-flow plans at most 1000 records/);
+  });
+
+  it('refuses an offsets planner in a shared-objects experiment', async () => {
+    await expect(runExperiment(experiment({ approach: 'shared-objects', planners: ['offsets/greedy-by-size'] }), { root: join(dir, 'd'), quiet: true })).rejects.toThrow(ExperimentError);
+  });
+
+  it('runs the README worked example: a strategy from a user module', async () => {
+    const outcome = await runExperiment(await loadExperiment('examples/first-fit-experiment.json'), { root: join(dir, 'e'), quiet: true });
+    const mine = outcome.results.filter((r) => r.planner === 'offsets/first-fit');
+    expect(mine).toHaveLength(2);
+    for (const r of mine) {
+      expect(r.valid).toBe(true);
+      expect(r.plannerTitle).toBe('First Fit (example)');
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { CellResult } from '../../../src/experiments/result.ts';
+import { footprintBars, footprintChartSpec } from '../../../src/report/charts/footprint-chart.ts';
+import { expectCompiles, rowsOf } from './spec-data.ts';
+
+function cell(model: string, modelLabel: string, planner: string, plannerTitle: string, ratio: number, backend = 'cpu'): CellResult {
+  return {
+    experiment: 'test',
+    model,
+    modelLabel,
+    planner,
+    plannerTitle,
+    plannerApproach: 'offsets',
+    backend,
+    records: 10,
+    operators: 10,
+    footprint: ratio * 1000,
+    naive: 5000,
+    lowerBounds: { offsets: 1000, sharedObjects: 1200 } as CellResult['lowerBounds'],
+    ratioToLowerBound: ratio,
+    ratioToNaive: (ratio * 1000) / 5000,
+    valid: true,
+    timeMs: { runs: 3, median: 1, min: 1, max: 1, mad: 0 },
+  };
+}
+
+// Networks and planners deliberately out of alphabetical order: the chart keeps the results' order.
+const RESULTS = [
+  cell('zoo:mobilenet-v2', 'MobileNet v2', 'offsets/greedy-by-size', 'Greedy by Size', 1.0),
+  cell('zoo:mobilenet-v2', 'MobileNet v2', 'offsets/naive', 'Naive', 4.5),
+  cell('zoo:mobilenet-v2', 'MobileNet v2', 'offsets/greedy-by-breadth', 'Greedy by Breadth', 1.25),
+  cell('zoo:blazeface', 'BlazeFace', 'offsets/greedy-by-size', 'Greedy by Size', 1.1),
+  cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 3.0),
+  cell('zoo:blazeface', 'BlazeFace', 'offsets/greedy-by-breadth', 'Greedy by Breadth', 1.05),
+];
+
+type Encoded = { field?: string; sort?: unknown; scale?: { domain?: unknown; scheme?: string } };
+type Layer = { mark: { type: string } | string; data?: { values: Record<string, unknown>[] }; encoding: Record<string, Encoded> };
+
+describe('footprintChartSpec', () => {
+  const spec = footprintChartSpec(RESULTS, { title: 'Footprints' });
+  const layers = (spec as unknown as { layer: Layer[] }).layer;
+
+  it('compiles with vega-lite without warnings', () => {
+    expectCompiles(spec);
+  });
+
+  it('holds one bar per network and planner with its ratio to the lower bound', () => {
+    expect(rowsOf(spec).map((row) => [row.network, row.planner, row.ratio])).toEqual([
+      ['MobileNet v2', 'Greedy by Size', 1.0],
+      ['MobileNet v2', 'Naive', 4.5],
+      ['MobileNet v2', 'Greedy by Breadth', 1.25],
+      ['BlazeFace', 'Greedy by Size', 1.1],
+      ['BlazeFace', 'Naive', 3.0],
+      ['BlazeFace', 'Greedy by Breadth', 1.05],
+    ]);
+  });
+
+  it('groups by network and colours by planner, both in the order of the results', () => {
+    const bars = layers[0];
+    expect(bars.mark).toMatchObject({ type: 'bar' });
+    expect(bars.encoding.x.field).toBe('network');
+    expect(bars.encoding.x.scale?.domain).toEqual(['MobileNet v2', 'BlazeFace']);
+    expect(bars.encoding.xOffset.field).toBe('planner');
+    expect(bars.encoding.xOffset.scale?.domain).toEqual(['Greedy by Size', 'Naive', 'Greedy by Breadth']);
+    expect(bars.encoding.color.scale).toMatchObject({ domain: ['Greedy by Size', 'Naive', 'Greedy by Breadth'], scheme: 'tableau10' });
+    expect(bars.encoding.y.field).toBe('ratio');
+    expect(JSON.stringify(spec)).not.toContain('tooltip');
+  });
+
+  it('draws a rule at 1.0 labelled "lower bound" and titles the y axis', () => {
+    const rule = layers.find((layer) => (layer.mark as { type: string }).type === 'rule')!;
+    expect(rule.data?.values).toEqual([{ bound: 1 }]);
+    const label = layers.find((layer) => (layer.mark as { type: string }).type === 'text')!;
+    expect(label.data?.values).toEqual([{ bound: 1, label: 'lower bound' }]);
+    expect((spec as unknown as { encoding: { y: { axis: { title: string } } } }).encoding.y.axis.title).toBe('footprint / lower bound');
+  });
+
+  it('draws one bar for a cell that several backends ran, and refuses disagreeing duplicates', () => {
+    const twice = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 3.0, 'webgpu')];
+    expect(footprintBars(twice)).toHaveLength(6);
+    const disagreeing = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 2.0, 'webgpu')];
+    expect(() => footprintBars(disagreeing)).toThrow(/zoo:blazeface \/ offsets\/naive appears twice/);
+  });
+
+  it('keeps networks apart that share a label, and refuses an infinite ratio and no results', () => {
+    const bars = footprintBars([cell('a.csv', 'trace', 'offsets/naive', 'Naive', 2), cell('b.csv', 'trace', 'offsets/naive', 'Naive', 3)]);
+    expect(bars.map((bar) => bar.network)).toEqual(['a.csv', 'b.csv']);
+    expect(() => footprintChartSpec([cell('a.csv', 'trace', 'offsets/naive', 'Naive', Infinity)], { title: 't' })).toThrow(/Infinity/);
+    expect(() => footprintChartSpec([], { title: 't' })).toThrow(/no results/);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { CellResult } from '../../src/experiments/result.ts';
+import { buildPaperTable } from '../../src/report/paper-table.ts';
+import { tableToCsv, tableToLatex, tableToMarkdown } from '../../src/report/table-formats.ts';
+
+const MiB = 2 ** 20;
+function cell(model: string, planner: string, footprint: number): CellResult {
+  return {
+    experiment: 't',
+    model,
+    modelLabel: model.toUpperCase(),
+    planner,
+    plannerTitle: planner.replace(/^.*\//, '').replace(/_/g, ' & '),
+    plannerApproach: planner.startsWith('offsets/') ? 'offsets' : 'shared-objects',
+    backend: 'plan-only',
+    records: 3,
+    operators: 4,
+    footprint,
+    naive: 10 * MiB,
+    lowerBounds: { offsets: 2 * MiB, sharedObjects: 3 * MiB },
+    ratioToLowerBound: footprint / (2 * MiB),
+    ratioToNaive: footprint / (10 * MiB),
+    valid: true,
+    timeMs: { runs: 1, median: 1, min: 1, max: 1, mad: 0 },
+  };
+}
+
+const results = [
+  cell('a', 'offsets/x_y', 2 * MiB),
+  cell('a', 'shared-objects/greedy', 3 * MiB),
+  cell('a', 'offsets/naive', 10 * MiB),
+  cell('b', 'offsets/x_y', 4 * MiB),
+  cell('b', 'shared-objects/greedy', 4 * MiB),
+  cell('b', 'offsets/naive', 10 * MiB),
+];
+const table = buildPaperTable(results, { title: 'T_2 & co', approach: 'offsets', report: { unit: 'MiB', charts: [] } });
+
+describe('paper tables', () => {
+  it('have a column per network, a row per strategy, then the bound and naive, best marked (ties too)', () => {
+    expect(table.columns).toEqual(['A', 'B']);
+    expect(table.rows.map((r) => [r.label, r.kind])).toEqual([
+      ['x & y', 'strategy'],
+      ['greedy, objects contiguous', 'strategy'],
+      ['Lower bound', 'lower-bound'],
+      ['Naive', 'naive'],
+    ]);
+    expect(table.rows[0].best).toEqual([true, true]);
+    expect(table.rows[1].best).toEqual([false, true]);
+    expect(table.rows[2].values).toEqual([2 * MiB, 2 * MiB]);
+  });
+
+  it('print as Markdown, CSV and LaTeX (booktabs, best in bold, specials escaped)', () => {
+    const markdown = tableToMarkdown(table);
+    expect(markdown).toContain('| x & y | **2.000** | **4.000** |');
+    expect(markdown).toContain('| *Naive* | 10.000 | 10.000 |');
+    const csv = tableToCsv(table);
+    expect(csv.split('\n')[0]).toBe('strategy (MiB),A,B');
+    expect(csv.trimEnd().split('\n').at(-1)).toBe('best,x & y,"x & y; greedy, objects contiguous"');
+    expect(csv).toContain('"greedy, objects contiguous",3.000,4.000');
+    const latex = tableToLatex(table);
+    expect(latex).toContain('\\toprule');
+    expect(latex).toContain('x \\& y & \\textbf{2.000} & \\textbf{4.000} \\\\');
+    expect(latex).toContain('\\caption{T\\_2 \\& co');
+  });
+});
