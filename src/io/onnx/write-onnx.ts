@@ -1,7 +1,7 @@
-import { mulberry32 } from '../../core/synthetic.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { GraphError, elementCount, type Activation, type Graph, type Node, type Padding } from '../../graph/ir.ts';
 import { resolveReshape, samePadding } from '../../graph/shape-inference.ts';
+import { withSeededWeights } from '../../graph/seeded-weights.ts';
 import { convertToNchw, type NhwcOrderNodes } from '../../graph/to-nchw.ts';
 import {
   ATTRIBUTE_TYPE,
@@ -81,7 +81,10 @@ export interface WriteOnnxOptions {
 export function writeOnnx(input: Graph, options: WriteOnnxOptions): Uint8Array {
   const opset = options.opset ?? 13;
   if (!Number.isInteger(opset) || opset < 11 || opset > 21) throw new RangeError(`writeOnnx: opset ${opset} is not supported (11 to 21).`);
-  const { graph, nhwcOrder } = convertToNchw(input, { keepNhwcOrder: true });
+  // Random weights come from the graph layer, in the graph's own layout, so that a backend
+  // running the same graph with the same seed computes the same function.
+  const seeded = options.weights === 'random' ? withSeededWeights(input, options.seed ?? 1) : input;
+  const { graph, nhwcOrder } = convertToNchw(seeded, { keepNhwcOrder: true });
   return new OnnxWriter(graph, nhwcOrder, options, opset).write();
 }
 
@@ -101,7 +104,6 @@ class OnnxWriter {
   private readonly initialized = new Set<string>();
   /** Tensors the writer adds, with their shapes (value_info). */
   private readonly extra = new Map<string, readonly number[]>();
-  private readonly random: () => number;
   private weightBytes = 0;
 
   constructor(
@@ -109,9 +111,7 @@ class OnnxWriter {
     private readonly nhwcOrder: NhwcOrderNodes,
     private readonly options: WriteOnnxOptions,
     private readonly opset: number,
-  ) {
-    this.random = mulberry32(options.seed ?? 1);
-  }
+  ) {}
 
   private fail(node: Node, problem: string): never {
     throw new GraphError(`node ${node.name} (${node.op}): cannot be written as ONNX: ${problem}.`);
@@ -150,7 +150,7 @@ class OnnxWriter {
   }
 
   /** A data input: a graph constant becomes an initializer the first time it is used. */
-  private input(name: string, role: 'weight' | 'bias' = 'weight'): string {
+  private input(name: string): string {
     const tensor = this.graph.tensors.get(name);
     if (tensor === undefined || !tensor.constant || this.initialized.has(name)) return name;
     this.initialized.add(name);
@@ -170,16 +170,10 @@ class OnnxWriter {
     if (this.weightBytes > MAX_WEIGHT_BYTES) {
       throw new GraphError(`${this.graph.name}: its constants take more than 2 GiB as float32, more than an ONNX file can hold; write it without weights.`);
     }
-    let values: Float32Array;
-    if (tensor.data !== undefined) {
-      const numbers = numbersOf(tensor.data, tensor.dtype, count);
-      if (numbers === undefined) throw new GraphError(`constant ${name} has ${tensor.data.byteLength} bytes of data, which do not fit [${tensor.shape}] ${tensor.dtype}.`);
-      values = Float32Array.from(numbers);
-    } else {
-      const scale = role === 'bias' ? 0.01 : 0.1;
-      values = new Float32Array(count);
-      for (let k = 0; k < count; k++) values[k] = (this.random() * 2 - 1) * scale;
-    }
+    if (tensor.data === undefined) throw new GraphError(`constant ${name} has no values to write.`);
+    const numbers = numbersOf(tensor.data, tensor.dtype, count);
+    if (numbers === undefined) throw new GraphError(`constant ${name} has ${tensor.data.byteLength} bytes of data, which do not fit [${tensor.shape}] ${tensor.dtype}.`);
+    const values = Float32Array.from(numbers);
     this.initializers.push({ name, dims, dataType: ONNX_TYPE.FLOAT, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
     return name;
   }
@@ -238,7 +232,7 @@ class OnnxWriter {
         if (node.weightLayout !== 'OIHW') this.fail(node, `weights in ${node.weightLayout} layout (ONNX needs OIHW)`);
         const to = this.preActivation(node, node.activation);
         const inputs = [node.inputs[0], this.input(node.inputs[1])];
-        if (node.inputs[2]) inputs.push(this.input(node.inputs[2], 'bias'));
+        if (node.inputs[2]) inputs.push(this.input(node.inputs[2]));
         this.emit('Conv', node, inputs, to, [
           attrInts('kernel_shape', node.kernel),
           attrInts('strides', node.strides),
@@ -266,7 +260,7 @@ class OnnxWriter {
         return this.emit('MatMul', node, [this.input(node.inputs[0]), this.input(node.inputs[1])], output);
       case 'Gemm': {
         const inputs = [this.input(node.inputs[0]), this.input(node.inputs[1])];
-        if (node.inputs[2]) inputs.push(this.input(node.inputs[2], 'bias'));
+        if (node.inputs[2]) inputs.push(this.input(node.inputs[2]));
         return this.emit('Gemm', node, inputs, output, [
           attrInt('transA', node.transA ? 1 : 0),
           attrInt('transB', node.transB ? 1 : 0),
@@ -349,7 +343,7 @@ class OnnxWriter {
     const outShape = this.shapeOf(output);
     const twoD = outShape.length === 2 && outShape[0] === rows ? to : this.fresh(output + TWO_D_SUFFIX, [rows, node.outFeatures], node);
     const inputs = [a, this.input(node.inputs[1])];
-    if (node.inputs[2]) inputs.push(this.input(node.inputs[2], 'bias'));
+    if (node.inputs[2]) inputs.push(this.input(node.inputs[2]));
     this.emit('Gemm', node, inputs, twoD, [attrInt('transB', 1)]);
     if (twoD !== to) this.emit('Reshape', node, [twoD, this.int64Constant(`${output}:shape`, outShape)], to, [], ':reshape');
     this.activationNode(node, node.activation, to);
