@@ -51,6 +51,11 @@ export function graphToProblem(input: Graph, options: RecordOptions = {}): Probl
       last.set(name, index);
     }
   });
+  if (options.includeGraphIO) {
+    // Inputs are there before the first operator; outputs must survive to the last one.
+    for (const name of graph.inputs) if (first.has(name)) first.set(name, 0);
+    for (const name of graph.outputs) if (last.has(name)) last.set(name, order.length - 1);
+  }
   const channels = spatialAxes(graph.layout).channels;
   const records: TensorUsageRecord[] = [...first.keys()].map((name) => {
     const tensor = graph.tensors.get(name)!;

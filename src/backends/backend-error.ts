@@ -1,0 +1,7 @@
+/** A network or plan a backend cannot run as asked (no kernel for an op, no device): user-facing. */
+export class BackendError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendError';
+  }
+}

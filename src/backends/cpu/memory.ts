@@ -1,0 +1,67 @@
+import { elementCount, type Graph } from '../../graph/ir.ts';
+import type { PrepareRequest } from '../backend.ts';
+
+/**
+ * Float32 views of every tensor the executor touches. Planned tensors (the problem's
+ * records) are views into the plan's memory: ONE ArrayBuffer arena at the planned offsets
+ * for an offsets plan, one ArrayBuffer per object for a shared-objects plan (naive is the
+ * plan whose objects are the tensors). Tensors the plan does not cover (graph inputs and
+ * outputs, unless planned; constants) get buffers of their own.
+ */
+export interface TensorMemory {
+  readonly views: ReadonlyMap<string, Float32Array>;
+  readonly plannedBytes: number;
+}
+
+export function bindMemory(request: PrepareRequest): TensorMemory {
+  const { graph, problem, plan } = request;
+  const views = new Map<string, Float32Array>();
+  const elements = (name: string): number => elementCount(tensorOf(graph, name).shape);
+  let plannedBytes = 0;
+
+  if (plan.objects !== undefined) {
+    const buffers = plan.objects.sizes.map((size) => new ArrayBuffer(size));
+    plannedBytes = plan.objects.sizes.reduce((a, b) => a + b, 0);
+    problem.records.forEach((record, i) => {
+      views.set(record.id, new Float32Array(buffers[plan.objects!.ids[i]], 0, elements(record.id)));
+    });
+  } else {
+    const arena = new ArrayBuffer(plan.footprint);
+    plannedBytes = plan.footprint;
+    problem.records.forEach((record, i) => {
+      const offset = plan.offsets[i];
+      if (offset % 4 !== 0) throw new Error(`the plan puts ${record.id} at byte ${offset}; float32 tensors need offsets that are multiples of 4 (plan with --align 4).`);
+      views.set(record.id, new Float32Array(arena, offset, elements(record.id)));
+    });
+  }
+  problem.records.forEach((record) => {
+    if (record.size !== elements(record.id) * 4) {
+      throw new Error(`record ${record.id} has ${record.size} bytes but the tensor needs ${elements(record.id) * 4} as float32: plan the graph with element size 4.`);
+    }
+  });
+
+  for (const [name, tensor] of graph.tensors) {
+    if (views.has(name)) continue;
+    if (tensor.constant) {
+      if (tensor.data === undefined) throw new Error(`constant ${name} has no values; give the graph weights (withSeededWeights).`);
+      views.set(name, toFloat32(tensor.data, name));
+    } else {
+      views.set(name, new Float32Array(elementCount(tensor.shape)));
+    }
+  }
+  return { views, plannedBytes };
+}
+
+function tensorOf(graph: Graph, name: string) {
+  const tensor = graph.tensors.get(name);
+  if (tensor === undefined) throw new Error(`the plan has a record for ${name}, which the graph does not have.`);
+  return tensor;
+}
+
+function toFloat32(data: ArrayBufferView, name: string): Float32Array {
+  if (data instanceof Float32Array) return data;
+  if (data instanceof Float64Array || data instanceof Int32Array || data instanceof Int8Array || data instanceof Uint8Array || data instanceof Int16Array) {
+    return Float32Array.from(data as ArrayLike<number>);
+  }
+  throw new Error(`constant ${name} holds ${data.constructor.name} values, which the CPU backend cannot use as float32.`);
+}
