@@ -2,10 +2,12 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
+import { BackendError } from '../backends/backend-error.ts';
 import { ExperimentError } from '../experiments/config.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
+import { registerExec } from './commands/exec.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList } from './commands/list.ts';
 import { registerReport } from './commands/report.ts';
@@ -15,7 +17,7 @@ import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, UsageError];
+const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError];
 
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv)
@@ -35,6 +37,7 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerRun(cli);
   cli = registerReport(cli);
   cli = registerReproduce(cli);
+  cli = registerExec(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

@@ -25,7 +25,19 @@ export interface PlannerEntry {
   readonly module: boolean;
 }
 
-export type BackendSpec = { readonly kind: 'plan-only' };
+/** `plan-only` plans and verifies; an executing backend also runs each network inside each plan. */
+export type BackendSpec =
+  | { readonly kind: 'plan-only' }
+  | {
+      readonly kind: 'cpu';
+      readonly repetitions: number;
+      readonly warmup: number;
+      /** Also time onnxruntime-node on the same network (once per network). */
+      readonly peer: boolean;
+      /** Run inside the naive plan too and require bit-identical outputs. */
+      readonly verifyByExecution: boolean;
+    };
+export const BACKEND_KINDS = ['plan-only', 'cpu'] as const;
 
 export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
 export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
@@ -41,8 +53,8 @@ export interface ReportOptions {
   readonly charts: readonly ChartKind[];
 }
 
-export type ChartKind = 'footprint' | 'scaling';
-export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling'];
+export type ChartKind = 'footprint' | 'scaling' | 'latency';
+export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling', 'latency'];
 
 export interface Experiment {
   readonly name: string;
@@ -165,9 +177,26 @@ export function parseExperiment(text: string, file: string): Experiment {
   });
 
   const backends = (root.backends === undefined ? [{ kind: 'plan-only' }] : list(root.backends, '$.backends')).map((entry, k): BackendSpec => {
-    const spec = typeof entry === 'string' ? { kind: entry } : object(entry, `$.backends[${k}]`);
-    if (spec.kind !== 'plan-only') fail(`$.backends[${k}].kind`, `"${String(spec.kind)}" is not available in this version; use "plan-only".`);
-    return { kind: 'plan-only' };
+    const path = `$.backends[${k}]`;
+    const spec = typeof entry === 'string' ? { kind: entry } : object(entry, path);
+    if (!BACKEND_KINDS.includes(spec.kind as (typeof BACKEND_KINDS)[number])) {
+      fail(`${path}.kind`, `"${String(spec.kind)}" is not available in this version; use one of ${BACKEND_KINDS.join(', ')}.`);
+    }
+    if (spec.kind === 'plan-only') {
+      noStrangers(spec, ['kind'], path);
+      return { kind: 'plan-only' };
+    }
+    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution'], path);
+    for (const flag of ['peer', 'verifyByExecution']) {
+      if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') fail(`${path}.${flag}`, 'must be true or false.');
+    }
+    return {
+      kind: 'cpu',
+      repetitions: spec.repetitions === undefined ? 20 : whole(spec.repetitions, `${path}.repetitions`, 1),
+      warmup: spec.warmup === undefined ? 3 : whole(spec.warmup, `${path}.warmup`, 0),
+      peer: spec.peer === true,
+      verifyByExecution: spec.verifyByExecution !== false,
+    };
   });
 
   const report = root.report === undefined ? {} : object(root.report, '$.report');

@@ -4,6 +4,7 @@ import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
 import { withSeededWeights } from '../graph/seeded-weights.ts';
 import type { Backend, DeviceInfo } from '../backends/backend.ts';
 import { BackendError } from '../backends/backend-error.ts';
+import { relativeError, runOnnxRuntime } from '../backends/onnxruntime/onnxruntime-peer.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import type { Planner } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
@@ -24,6 +25,18 @@ export interface ExecuteOptions {
   readonly alignment?: number;
   /** Also run inside the naive plan and compare outputs bit for bit. */
   readonly verifyByExecution?: boolean;
+  /** Also time onnxruntime-node (single thread) on the same network and inputs. */
+  readonly peer?: boolean;
+}
+
+/** onnxruntime-node beside our executor: its latency, ours over its, and how far outputs differ. */
+export interface PeerReport {
+  readonly runtime: string;
+  readonly latencyMs: LatencySummary;
+  /** Our median over the peer's. */
+  readonly ratio: number;
+  /** Largest difference over the largest magnitude of the peer's outputs. */
+  readonly relativeError: number;
 }
 
 /** The JSON of `memplan exec`. */
@@ -36,6 +49,7 @@ export interface ExecuteReport {
   readonly matchesNaive: boolean | null;
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
+  readonly peer?: PeerReport;
 }
 
 /** The graph with the weights it runs with: seeded (zoo, default) or the file's own. */
@@ -102,13 +116,21 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
     matchesNaive = bitIdentical(outputs, await reference.infer(inputs));
     reference.dispose();
   }
+  const latencyMs = summarizeLatency(samples, options.seed);
+  let peer: PeerReport | undefined;
+  if (options.peer) {
+    const run = await runOnnxRuntime(graph, inputs, { warmup: options.warmup, repetitions: options.repetitions });
+    const peerLatency = summarizeLatency(run.samples, options.seed);
+    peer = { runtime: run.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(outputs, run.outputs) };
+  }
   return {
     backend: options.backend.kind,
     planner: options.planner.id,
     footprint: plan.footprint,
-    latencyMs: summarizeLatency(samples, options.seed),
+    latencyMs,
     matchesNaive,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     device: await options.backend.device(),
+    ...(peer ? { peer } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
+import type { LatencySummary } from './latency.ts';
 
 /** Planning time over the repetitions of one cell (milliseconds). */
 export interface TimingSummary {
@@ -37,4 +38,11 @@ export interface CellResult {
   readonly ratioToNaive: number;
   readonly valid: boolean;
   readonly timeMs: TimingSummary;
+  /** Executing backends only: inference latency inside this plan. */
+  readonly latencyMs?: LatencySummary;
+  /** Executing backends only: outputs bit-identical to the naive plan's (null: not checked). */
+  readonly matchesNaive?: boolean | null;
+  /** Executing backends only: the peer runtime's latency on the same network, and ours over it. */
+  readonly peer?: { readonly runtime: string; readonly latencyMs: LatencySummary; readonly ratio: number; readonly relativeError: number };
+  readonly device?: Readonly<Record<string, unknown>>;
 }

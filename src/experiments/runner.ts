@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { lowerBounds } from '../core/bounds.ts';
 import { naiveFootprint, type Problem } from '../core/problem.ts';
-import { loadProblem } from '../io/source.ts';
+import { findBackend } from '../backends/registry.ts';
+import type { Graph } from '../graph/ir.ts';
+import { graphToProblem } from '../graph/lifetimes.ts';
+import { loadSource } from '../io/source.ts';
+import { executeGraph, type PeerReport } from './execute.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
 import { ExperimentError, type Experiment } from './config.ts';
@@ -70,7 +74,8 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
       for (let k = 0; k < planners.length * experiment.backends.length; k++) progress.step(`${model.label} (absent)`);
       continue;
     }
-    let problem: Problem | undefined;
+    let loaded: { graph?: Graph; problem: Problem } | undefined;
+    let peer: PeerReport | undefined;
     for (const planner of planners) {
       for (const backend of experiment.backends) {
         const key = cellKey(model.source, planner.id, backend.kind);
@@ -78,14 +83,39 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
           progress.step(`${model.label} ${planner.id} (done before)`);
           continue;
         }
-        problem ??= await loadProblem(model.source, experiment.records);
-        const limit = beyondLimit(planner, problem.records.length);
-        if (limit !== undefined) {
-          skipped.push(`${model.label}: ${limit}`);
+        loaded ??= await loadModel(model.source, experiment);
+        const limit = beyondLimit(planner, loaded.problem.records.length);
+        if (limit !== undefined || (backend.kind !== 'plan-only' && loaded.graph === undefined)) {
+          skipped.push(`${model.label}: ${limit ?? `${backend.kind} runs networks; ${model.source} holds records only`}`);
           progress.step(`${model.label} ${planner.id} (skipped)`);
           continue;
         }
-        const result = runCell(experiment, model.source, model.label, planner, backend.kind, problem);
+        let result = runCell(experiment, model.source, model.label, planner, backend.kind, loaded.problem);
+        if (backend.kind !== 'plan-only' && loaded.graph !== undefined) {
+          const report = await executeGraph(loaded.graph, {
+            backend: findBackend(backend.kind),
+            planner,
+            repetitions: backend.repetitions,
+            warmup: backend.warmup,
+            seed: experiment.seed,
+            records: experiment.records,
+            alignment: experiment.alignment,
+            verifyByExecution: backend.verifyByExecution,
+            peer: backend.peer && peer === undefined,
+          });
+          if (report.matchesNaive === false) {
+            throw new InvalidPlanError(`${planner.id} on ${model.label}: outputs computed inside the plan differ from the naive plan's.`);
+          }
+          peer ??= report.peer;
+          result = {
+            ...result,
+            footprint: report.footprint,
+            latencyMs: report.latencyMs,
+            matchesNaive: report.matchesNaive,
+            device: report.device,
+            ...(peer ? { peer: { ...peer, ratio: report.latencyMs.median / peer.latencyMs.median } } : {}),
+          };
+        }
         await store.append(result);
         results.push(result);
         progress.step(`${model.label} ${planner.id}`);
@@ -93,6 +123,11 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     }
   }
   return { dir: store.dir, results, skipped };
+}
+
+async function loadModel(source: string, experiment: Experiment): Promise<{ graph?: Graph; problem: Problem }> {
+  const loaded = await loadSource(source);
+  return loaded.kind === 'records' ? { problem: loaded.problem } : { graph: loaded.graph, problem: graphToProblem(loaded.graph, experiment.records) };
 }
 
 function runCell(experiment: Experiment, source: string, label: string, planner: Planner, backend: string, problem: Problem): CellResult {

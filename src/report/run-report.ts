@@ -4,6 +4,8 @@ import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
+import { latencyChartSpec } from './charts/latency-chart.ts';
+import { evaluateClaims } from './claims.ts';
 import { renderChart } from './charts/render.ts';
 import { scalingChartSpec } from './charts/scaling-chart.ts';
 import { buildPaperTable, type PaperTable } from './paper-table.ts';
@@ -50,11 +52,35 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
     const base = join(out, `${name}-${chart}`);
     if (chart === 'footprint') {
       await renderChart(footprintChartSpec(run.results, { title: `${run.experiment.title}: footprint over the lower bound` }), base);
+    } else if (chart === 'latency') {
+      await renderChart(latencyChartSpec(run.results, { title: `${run.experiment.title}: latency against planned memory` }), base);
     } else {
       const points = run.results.map((r) => ({ planner: r.planner, records: r.records, medianMs: r.timeMs.median, instance: r.modelLabel }));
       await renderChart(scalingChartSpec(points, { title: `${run.experiment.title}` }), base);
     }
     files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
   }
+  const latency = run.results.filter((r) => r.latencyMs !== undefined);
+  if (latency.length > 0) {
+    const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency }).find((c) => c.id === 7)!;
+    const text = `${latencyTable(latency)}\nClaim 7 (${claim.claim}): **${claim.verdict}**. ${claim.evidence}\n`;
+    await writeFileAtomic(join(out, `${name}-latency.md`), text);
+    files.push(join(out, `${name}-latency.md`));
+    return { markdown: `${markdown}\n${text}`, files };
+  }
   return { markdown, files };
+}
+
+/** Latency per network and planner, with the peer runtime's where measured. */
+function latencyTable(results: readonly CellResult[]): string {
+  const rows = results.map((r) => {
+    const l = r.latencyMs!;
+    const peer = r.peer ? `${r.peer.latencyMs.median.toFixed(2)} | ${r.peer.ratio.toFixed(2)}x | ${r.peer.relativeError.toExponential(1)}` : '— | — | —';
+    return `| ${r.modelLabel} | ${r.plannerTitle} | ${(r.footprint / 2 ** 20).toFixed(3)} | ${l.median.toFixed(2)} | [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] | ${r.matchesNaive === null ? 'not checked' : r.matchesNaive ? 'yes' : 'NO'} | ${peer} |`;
+  });
+  return [
+    '| network | planner | MiB | median ms | 95% CI | = naive | peer ms | ours/peer | rel. error |',
+    '|---|---|---:|---:|---|---|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }

@@ -1,0 +1,154 @@
+import type { KernelCall } from '../kernel.ts';
+import type { Layout, Padding } from '../../../graph/ir.ts';
+import { samePadding, spatialAxes } from '../../../graph/shape-inference.ts';
+
+/** A kernel's input that must be present. */
+export function input(call: KernelCall, index: number): Float32Array {
+  const data = call.inputs[index];
+  if (data === undefined) throw new Error(`node ${call.node.name} (${call.node.op}): input ${index} is missing.`);
+  return data;
+}
+
+export function count(shape: readonly number[]): number {
+  let n = 1;
+  for (let k = 0; k < shape.length; k++) n *= shape[k];
+  return n;
+}
+
+/** Throws unless `data` holds exactly the elements of `shape`. */
+export function checkLength(call: KernelCall, data: Float32Array, shape: readonly number[], what: string): void {
+  const expected = count(shape);
+  if (data.length !== expected) {
+    throw new Error(`node ${call.node.name} (${call.node.op}): ${what} has ${data.length} elements, expected ${expected} for [${shape.join(', ')}].`);
+  }
+}
+
+export function normalizeAxis(call: KernelCall, axis: number, rank: number): number {
+  const a = axis < 0 ? axis + rank : axis;
+  if (!Number.isInteger(a) || a < 0 || a >= rank) throw new Error(`node ${call.node.name} (${call.node.op}): axis ${axis} is out of range for rank ${rank}.`);
+  return a;
+}
+
+/** A 4-D activation's dimensions, whatever the layout. */
+export interface Dims4 {
+  readonly n: number;
+  readonly h: number;
+  readonly w: number;
+  readonly c: number;
+}
+
+export function dims4(call: KernelCall, shape: readonly number[], layout: Layout): Dims4 {
+  if (shape.length !== 4) throw new Error(`node ${call.node.name} (${call.node.op}): expected a 4-D tensor, got [${shape.join(', ')}].`);
+  const axes = spatialAxes(layout);
+  return { n: shape[0], h: shape[axes.height], w: shape[axes.width], c: shape[axes.channels] };
+}
+
+/** The padding actually applied before the first row and column: [top, left]. */
+export function padBefore(padding: Padding, inH: number, inW: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number): [number, number] {
+  switch (padding.kind) {
+    case 'valid':
+      return [0, 0];
+    case 'same':
+      return [samePadding(inH, kh, sh, dh)[0], samePadding(inW, kw, sw, dw)[0]];
+    case 'explicit':
+      return [padding.pads[0], padding.pads[1]];
+  }
+}
+
+/**
+ * The output range [lo, hi) along one axis where every tap of the window lies inside the
+ * input: o*stride - pad + k*dilation in [0, size) for every k < kernel.
+ */
+export function interiorRange(outSize: number, inSize: number, kernel: number, stride: number, dilation: number, pad: number): [number, number] {
+  const lo = Math.min(outSize, Math.max(0, Math.ceil(pad / stride)));
+  const last = inSize - 1 - (kernel - 1) * dilation + pad; // largest o*stride allowed
+  const hi = last < 0 ? 0 : Math.min(outSize, Math.floor(last / stride) + 1);
+  return [lo, Math.max(lo, hi)];
+}
+
+/** A module-level buffer that grows as needed (never per element): kernels reuse it call after call. */
+export class ScratchF32 {
+  private buffer = new Float32Array(0);
+  get(size: number): Float32Array {
+    if (this.buffer.length < size) this.buffer = new Float32Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
+    return this.buffer;
+  }
+}
+
+export class ScratchF64 {
+  private buffer = new Float64Array(0);
+  get(size: number): Float64Array {
+    if (this.buffer.length < size) this.buffer = new Float64Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
+    return this.buffer;
+  }
+}
+
+export class ScratchI32 {
+  private buffer = new Int32Array(0);
+  get(size: number): Int32Array {
+    if (this.buffer.length < size) this.buffer = new Int32Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
+    return this.buffer;
+  }
+}
+
+const zeros = new ScratchF32();
+/** At least `size` zeros (a shared buffer: never write to it). */
+export function zerosF32(size: number): Float32Array {
+  return zeros.get(size);
+}
+
+/**
+ * Per-weights derived data (repacked weights), cached in a WeakMap keyed by the weights'
+ * Float32Array. Weights are constants, but a backend might reuse one view object for other
+ * data; each entry therefore remembers the view's buffer, offset, length and a sample of its
+ * values, and a `key` naming how it was derived (so that two nodes sharing weights with
+ * different attributes get their own entries).
+ */
+export class WeightCache<T> {
+  private readonly map = new WeakMap<Float32Array, { key: string; buffer: ArrayBufferLike; offset: number; length: number; sample: Float32Array; value: T }[]>();
+
+  get(weights: Float32Array, key: string, derive: () => T): T {
+    let entries = this.map.get(weights);
+    if (entries === undefined) {
+      entries = [];
+      this.map.set(weights, entries);
+    }
+    for (let k = 0; k < entries.length; k++) {
+      const entry = entries[k];
+      if (entry.key === key && entry.buffer === weights.buffer && entry.offset === weights.byteOffset && entry.length === weights.length && sameSample(weights, entry.sample)) {
+        return entry.value;
+      }
+    }
+    const value = derive();
+    const fresh = { key, buffer: weights.buffer, offset: weights.byteOffset, length: weights.length, sample: takeSample(weights), value };
+    // Replace a stale entry of the same key; keep at most a few per weights array.
+    const stale = entries.findIndex((e) => e.key === key);
+    if (stale >= 0) entries[stale] = fresh;
+    else entries.push(fresh);
+    if (entries.length > 8) entries.shift();
+    return value;
+  }
+}
+
+const SAMPLES = 32;
+
+function takeSample(data: Float32Array): Float32Array {
+  const n = Math.min(SAMPLES, data.length);
+  const sample = new Float32Array(n);
+  for (let k = 0; k < n; k++) sample[k] = data[sampleIndex(k, n, data.length)];
+  return sample;
+}
+
+function sameSample(data: Float32Array, sample: Float32Array): boolean {
+  const n = sample.length;
+  for (let k = 0; k < n; k++) {
+    const a = data[sampleIndex(k, n, data.length)];
+    const b = sample[k];
+    if (a !== b && !(a !== a && b !== b)) return false;
+  }
+  return true;
+}
+
+function sampleIndex(k: number, n: number, length: number): number {
+  return n <= 1 ? 0 : Math.floor((k * (length - 1)) / (n - 1));
+}

@@ -1,0 +1,43 @@
+import type { OpType } from '../../../graph/ir.ts';
+import type { Kernel, KernelTable } from '../kernel.ts';
+import { add, mul } from './binary.ts';
+import { concat } from './concat.ts';
+import { conv } from './conv.ts';
+import { fullyConnected, gemmOp, matMul } from './matmul.ts';
+import { mean } from './mean.ts';
+import { pad } from './pad.ts';
+import { averagePool, globalAveragePool, maxPool } from './pool.ts';
+import { resize } from './resize.ts';
+import { softmax } from './softmax.ts';
+import { copy, relu, relu6, sigmoid, tanh } from './unary.ts';
+
+/**
+ * The fp32 CPU kernels, one per op of the IR. Every kernel reads its inputs, writes only its
+ * output view (never an alias of an input: Reshape, Flatten, Squeeze and Dequantize copy),
+ * and allocates nothing per element; heavy kernels reuse module-level scratch buffers and
+ * cache repacked weights per weights array.
+ */
+export const KERNELS: Readonly<Record<OpType, Kernel>> & KernelTable = {
+  Conv: conv,
+  FullyConnected: fullyConnected,
+  MatMul: matMul,
+  Gemm: gemmOp,
+  Add: add,
+  Mul: mul,
+  Concat: concat,
+  AveragePool: averagePool,
+  MaxPool: maxPool,
+  GlobalAveragePool: globalAveragePool,
+  Mean: mean,
+  Pad: pad,
+  Reshape: copy,
+  Flatten: copy,
+  Squeeze: copy,
+  Softmax: softmax,
+  Resize: resize,
+  Relu: relu,
+  Relu6: relu6,
+  Sigmoid: sigmoid,
+  Tanh: tanh,
+  Dequantize: copy,
+};

@@ -1,0 +1,211 @@
+/**
+ * A minimal WebAssembly binary encoder: enough to write the SIMD kernels of wasm-simd.ts by
+ * hand (one module, an imported memory, a few exported functions). Written for this
+ * project; only the instructions those kernels use are here.
+ */
+
+export const I32 = 0x7f;
+export const F32 = 0x7d;
+export const V128 = 0x7b;
+export type ValueType = typeof I32 | typeof F32 | typeof V128;
+
+function unsignedLeb(value: number): number[] {
+  const out: number[] = [];
+  let n = value >>> 0;
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+}
+
+function signedLeb(value: number): number[] {
+  const out: number[] = [];
+  let n = value | 0;
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
+      out.push(byte);
+      return out;
+    }
+    out.push(byte | 0x80);
+  }
+}
+
+function name(text: string): number[] {
+  const bytes = [...new TextEncoder().encode(text)];
+  return [...unsignedLeb(bytes.length), ...bytes];
+}
+
+function vector(items: readonly number[][]): number[] {
+  return [...unsignedLeb(items.length), ...items.flat()];
+}
+
+function section(id: number, body: readonly number[]): number[] {
+  return [id, ...unsignedLeb(body.length), ...body];
+}
+
+/** A local variable (or parameter) index. */
+export type Local = number & { readonly __local: unique symbol };
+
+/** One function: parameters, locals, and an instruction stream written by method calls. */
+export class FunctionBuilder {
+  readonly code: number[] = [];
+  private readonly locals: ValueType[] = [];
+
+  constructor(
+    readonly exportName: string,
+    readonly params: readonly ValueType[],
+  ) {}
+
+  param(index: number): Local {
+    return index as Local;
+  }
+
+  local(type: ValueType): Local {
+    this.locals.push(type);
+    return (this.params.length + this.locals.length - 1) as Local;
+  }
+
+  private emit(...bytes: number[]): this {
+    for (const b of bytes) this.code.push(b);
+    return this;
+  }
+
+  private simd(opcode: number, ...immediates: number[]): this {
+    return this.emit(0xfd, ...unsignedLeb(opcode), ...immediates);
+  }
+
+  // Variables and constants.
+  get(local: Local): this {
+    return this.emit(0x20, ...unsignedLeb(local));
+  }
+  set(local: Local): this {
+    return this.emit(0x21, ...unsignedLeb(local));
+  }
+  tee(local: Local): this {
+    return this.emit(0x22, ...unsignedLeb(local));
+  }
+  i32(value: number): this {
+    return this.emit(0x41, ...signedLeb(value));
+  }
+
+  // Control.
+  block(): this {
+    return this.emit(0x02, 0x40);
+  }
+  loop(): this {
+    return this.emit(0x03, 0x40);
+  }
+  end(): this {
+    return this.emit(0x0b);
+  }
+  /** if (the i32 on the stack is not 0) ... [else ...] end, with no result. */
+  if(): this {
+    return this.emit(0x04, 0x40);
+  }
+  else(): this {
+    return this.emit(0x05);
+  }
+  br(depth: number): this {
+    return this.emit(0x0c, ...unsignedLeb(depth));
+  }
+  brIf(depth: number): this {
+    return this.emit(0x0d, ...unsignedLeb(depth));
+  }
+
+  // i32 arithmetic and comparisons.
+  add(): this {
+    return this.emit(0x6a);
+  }
+  sub(): this {
+    return this.emit(0x6b);
+  }
+  mul(): this {
+    return this.emit(0x6c);
+  }
+  eqz(): this {
+    return this.emit(0x45);
+  }
+  ltU(): this {
+    return this.emit(0x49);
+  }
+  geU(): this {
+    return this.emit(0x4f);
+  }
+  shrU(): this {
+    return this.emit(0x76);
+  }
+
+  // Scalar f32.
+  f32Load(offset = 0): this {
+    return this.emit(0x2a, 2, ...unsignedLeb(offset));
+  }
+  f32Store(offset = 0): this {
+    return this.emit(0x38, 2, ...unsignedLeb(offset));
+  }
+  f32Add(): this {
+    return this.emit(0x92);
+  }
+  f32Mul(): this {
+    return this.emit(0x94);
+  }
+  f32Min(): this {
+    return this.emit(0x96);
+  }
+  f32Max(): this {
+    return this.emit(0x97);
+  }
+
+  // SIMD (f32x4). Loads and stores take an alignment hint (log2 bytes) and an offset.
+  v128Load(offset = 0): this {
+    return this.simd(0x00, 2, ...unsignedLeb(offset));
+  }
+  v128Store(offset = 0): this {
+    return this.simd(0x0b, 2, ...unsignedLeb(offset));
+  }
+  loadSplat(offset = 0): this {
+    return this.simd(0x09, 2, ...unsignedLeb(offset));
+  }
+  f32x4Splat(): this {
+    return this.simd(0x13);
+  }
+  f32x4Add(): this {
+    return this.simd(0xe4);
+  }
+  f32x4Mul(): this {
+    return this.simd(0xe6);
+  }
+  f32x4Min(): this {
+    return this.simd(0xe8);
+  }
+  f32x4Max(): this {
+    return this.simd(0xe9);
+  }
+
+  /** The function's body as the code section holds it (locals, instructions, end). */
+  body(): number[] {
+    const groups: number[][] = this.locals.map((type) => [1, type]);
+    const bytes = [...vector(groups), ...this.code, 0x0b];
+    return [...unsignedLeb(bytes.length), ...bytes];
+  }
+}
+
+/**
+ * A module importing its memory as env.memory and exporting each function under its name;
+ * every function returns nothing.
+ */
+export function encodeModule(functions: readonly FunctionBuilder[]): Uint8Array {
+  const types = functions.map((f) => [0x60, ...vector(f.params.map((t) => [t])), 0]);
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vector(types)),
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0x01]])),
+    ...section(3, vector(functions.map((_, k) => unsignedLeb(k)))),
+    ...section(7, vector(functions.map((f, k) => [...name(f.exportName), 0x00, ...unsignedLeb(k)]))),
+    ...section(10, vector(functions.map((f) => f.body()))),
+  ]);
+}

@@ -1,0 +1,12 @@
+import type { Backend } from './backend.ts';
+import { BackendError } from './backend-error.ts';
+import { cpuBackend } from './cpu/cpu-backend.ts';
+
+/** Backends that execute networks; `plan-only` (no execution) is the experiments' default. */
+export const BACKENDS: readonly Backend[] = [cpuBackend];
+
+export function findBackend(kind: string): Backend {
+  const found = BACKENDS.find((b) => b.kind === kind);
+  if (!found) throw new BackendError(`unknown backend "${kind}"; available: ${BACKENDS.map((b) => b.kind).join(', ')}.`);
+  return found;
+}

@@ -1,0 +1,77 @@
+import type { Argv } from 'yargs';
+import { findBackend } from '../../backends/registry.ts';
+import { executeGraph } from '../../experiments/execute.ts';
+import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
+import { findPlanner } from '../../planners/registry.ts';
+import { UsageError } from '../errors.ts';
+import { mib } from '../format.ts';
+import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
+
+interface ExecArgs extends SourceArgs {
+  source: string;
+  backend: string;
+  planner: string;
+  repetitions: number;
+  warmup: number;
+  seed: number;
+  weights: 'seeded' | 'file';
+  align: number;
+  peer: boolean;
+  json: boolean;
+}
+
+export function registerExec(cli: Argv): Argv {
+  return cli.command<ExecArgs>(
+    'exec <source>',
+    'Run a network inside a verified plan: latency, peak memory, and outputs checked against the naive plan',
+    (y) =>
+      withSourceOptions(y)
+        .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
+        .option('backend', { type: 'string', default: 'cpu', describe: 'cpu' })
+        .option('planner', { type: 'string', default: 'offsets/greedy-by-size', describe: 'planner id' })
+        .option('repetitions', { type: 'number', default: 20, describe: 'timed inferences' })
+        .option('warmup', { type: 'number', default: 3, describe: 'untimed inferences first' })
+        .option('seed', { type: 'number', default: 1, describe: 'seed of the weights and the input' })
+        .option('weights', { choices: ['seeded', 'file'] as const, default: 'seeded' as const, describe: "seeded random, or the file's own float32 weights" })
+        .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (at least 4)' })
+        .option('peer', { type: 'boolean', default: false, describe: 'also time onnxruntime-node (one thread) on the same network and inputs' })
+        .option('json', { type: 'boolean', default: false }) as unknown as Argv<ExecArgs>,
+    async (args) => {
+      for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['align', args.align, 4]] as const) {
+        if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${value}.`);
+      }
+      const loaded = await loadSource(args.source, sourceOptions(args));
+      if (loaded.kind !== 'graph') throw new UsageError(`${args.source} holds usage records, not a network; exec runs networks.`);
+      const report = await executeGraph(loaded.graph, {
+        backend: findBackend(args.backend),
+        planner: findPlanner(args.planner),
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        seed: args.seed,
+        weights: args.weights,
+        records: sourceOptions(args),
+        alignment: args.align,
+        peer: args.peer,
+      });
+      if (args.json) {
+        process.stdout.write(`${JSON.stringify(report)}\n`);
+      } else {
+        const l = report.latencyMs;
+        const lines = [
+          `backend     ${report.backend} (${String(report.device.cpu ?? report.device.backend)})`,
+          `planner     ${report.planner}: ${mib(report.footprint)} MiB planned`,
+          `latency     median ${l.median.toFixed(2)} ms, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)}, 95% CI of the median [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] over ${l.runs} runs`,
+          `peak RSS    ${mib(report.peakRssBytes)} MiB`,
+          `outputs     ${report.matchesNaive === null ? 'not checked' : report.matchesNaive ? 'bit-identical to the naive plan' : 'DIFFER from the naive plan'}`,
+        ];
+        if (report.peer) {
+          lines.push(
+            `peer        ${report.peer.runtime}: median ${report.peer.latencyMs.median.toFixed(2)} ms; ours/peer ${report.peer.ratio.toFixed(2)}x; relative error ${report.peer.relativeError.toExponential(2)}`,
+          );
+        }
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
+      if (report.matchesNaive === false) process.exitCode = 1;
+    },
+  );
+}
