@@ -33,5 +33,7 @@ export interface PrepareRequest {
 export interface Backend {
   readonly kind: string;
   device(): Promise<DeviceInfo>;
+  /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
+  requiredAlignment(): Promise<number>;
   prepare(request: PrepareRequest): Promise<PreparedNetwork>;
 }

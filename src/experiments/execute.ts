@@ -21,7 +21,7 @@ export interface ExecuteOptions {
   readonly weights?: 'seeded' | 'file';
   /** How the graph becomes records; the element size is always 4 (fp32 execution). */
   readonly records?: RecordOptions;
-  /** Bytes (at least 4, float32 views). */
+  /** Bytes; raised to what the backend requires (4 for the CPU's float32 views, 256 on most WebGPU devices). */
   readonly alignment?: number;
   /** Also run inside the naive plan and compare outputs bit for bit. */
   readonly verifyByExecution?: boolean;
@@ -95,7 +95,7 @@ export function bitIdentical(a: ReadonlyMap<string, Float32Array>, b: ReadonlyMa
 export async function executeGraph(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
   const graph = weightedGraph(source, options.weights ?? 'seeded', options.seed);
   const problem = graphToProblem(graph, { ...options.records, elementSize: 4 });
-  const alignment = Math.max(4, options.alignment ?? 4);
+  const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
   const plan = planAndVerify(options.planner, problem, { alignment });
   if (!plan.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
   const prepared = await options.backend.prepare({ graph, problem, plan });

@@ -18,6 +18,11 @@ export const cpuBackend: Backend = {
     return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}` };
   },
 
+  /** float32 views need 4-byte offsets. */
+  async requiredAlignment(): Promise<number> {
+    return 4;
+  },
+
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
     const { graph } = request;
     const order = executionOrder(graph);
