@@ -2,8 +2,10 @@ import type { Activation } from '../../../graph/ir.ts';
 
 /**
  * Fused activations. The clamping ones ('none', 'relu', 'relu6', 'relu-n1-to-1') are a
- * [lo, hi] range that kernels apply as they store each result; 'sigmoid' and 'tanh' are
- * applied in a pass over the written output afterwards (`finishActivation`).
+ * [lo, hi] range that the convolution and matrix kernels apply as they store each result;
+ * 'sigmoid' and 'tanh' are applied in a pass over the written output afterwards
+ * (`finishActivation`). Memory-bound ops (Add, Mul, pools, Concat) write their results and
+ * then make one `applyActivation` pass.
  */
 export interface ClampRange {
   readonly lo: number;
@@ -24,11 +26,6 @@ export function clampRange(activation: Activation): ClampRange {
   const range = RANGES[activation];
   if (range === undefined) throw new Error(`unknown fused activation '${String(activation)}'.`);
   return range;
-}
-
-/** Whether the activation needs a pass after the op (sigmoid, tanh). */
-export function needsFinish(activation: Activation): boolean {
-  return activation === 'sigmoid' || activation === 'tanh';
 }
 
 /** Applies sigmoid or tanh to data[start, end) in place; clamping activations are already done. */

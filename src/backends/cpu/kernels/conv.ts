@@ -3,7 +3,7 @@ import type { Kernel, KernelCall } from '../kernel.ts';
 import { clampRange, finishActivation } from './activation.ts';
 import { checkLength, dims4, input, interiorRange, padBefore, ScratchF32, ScratchF64, WeightCache, zerosF32 } from './common.ts';
 import { chunkRows, gemm, gemmScalar, packB, packedLength, PANEL, stageWeights, type PackedB } from './gemm.ts';
-import { simdEngine, type SimdEngine } from './wasm-simd.ts';
+import { simdEngine, type Arena, type SimdEngine } from './wasm-simd.ts';
 
 type ConvNode = Extract<Node, { op: 'Conv' }>;
 
@@ -36,15 +36,16 @@ interface ConvGeometry {
  * group count; weights OHWI, 1HWO or OIHW; bias optional (input 2); SAME / VALID / explicit
  * padding; strides; dilations; fused activation. Paths:
  *
- * - NHWC depthwise: a direct loop; 3x3 with multiplier 1 runs the SIMD kernel over the
- *   pixels whose window lies inside the input (4 channels at a time, 9 weights in
- *   registers), or without SIMD channel by channel along each output row with the window's
- *   columns kept in locals; the border pixels separately.
+ * - Depthwise 3x3 with multiplier 1 (NHWC): the SIMD kernel (4 channels at a time, the 9
+ *   weights in registers) over the input framed in zeros; without SIMD, channel by channel
+ *   along each output row with the window's columns kept in locals, the border pixels
+ *   separately. Other depthwise convolutions: a direct loop per pixel.
  * - NHWC 1x1, stride 1, no padding, one group: the input is already the GEMM's A matrix.
  * - NHWC otherwise: im2col of a tile of output pixels (into the SIMD engine's memory, or a
  *   reusable buffer), then GEMM with weights packed once per weights array (cached).
- * - NCHW: depthwise by a direct loop per plane; otherwise the same im2col + GEMM over a
- *   tile, then scattered into the planes.
+ * - NCHW: depthwise 3x3 (multiplier 1) by the same SIMD kernel, transposing into and out of
+ *   its memory; other depthwise convolutions by a direct loop per plane; otherwise the same
+ *   im2col + GEMM over a tile, then scattered into the planes.
  */
 export const conv: Kernel = (call) => {
   const node = call.node as ConvNode;
@@ -59,7 +60,10 @@ export const conv: Kernel = (call) => {
   }
   if (bias !== undefined && bias.length !== g.o) throw new Error(`node ${node.name} (Conv): bias has ${bias.length} elements, expected ${g.o}.`);
   const biasData = bias ?? zerosF32(g.o);
-  const { lo, hi } = clampRange(node.activation);
+  // Float64 values for the loops (a tagged bound would box every stored result).
+  const range = clampRange(node.activation);
+  const lo = Math.fround(range.lo);
+  const hi = Math.fround(range.hi);
   const out = call.output;
   const depthwise = g.groups === g.c && g.cg === 1;
 
@@ -72,7 +76,9 @@ export const conv: Kernel = (call) => {
       im2colConvNhwc(x, g, packedWeights(weights, node, g), biasData, out, lo, hi);
     }
   } else if (depthwise) {
-    depthwiseNchw(x, g, depthwiseWeights(weights, node, g).f64, biasData, out, lo, hi);
+    const engine = g.kh === 3 && g.kw === 3 && g.o === g.c ? simdEngine() : undefined;
+    if (engine !== undefined) depthwise3x3Simd(engine, x, g, depthwiseWeights(weights, node, g).f32, biasData, out, lo, hi, 'NCHW');
+    else depthwiseNchw(x, g, depthwiseWeights(weights, node, g).f64, biasData, out, lo, hi);
   } else {
     im2colConvNchw(x, g, packedWeights(weights, node, g), biasData, out, lo, hi);
   }
@@ -205,8 +211,18 @@ function im2colConvNhwc(x: Float32Array, g: ConvGeometry, packs: PackedB[], bias
   }
 }
 
-/** Every group's packed weights and bias in engine memory; the arena stays open for more. */
-function stageGroups(engine: SimdEngine, packs: PackedB[], bias: Float32Array, og: number): { arena: ReturnType<SimdEngine['arena']>; weights: number[]; biases: number[]; commit(): Float32Array } {
+interface StagedGroups {
+  /** Open for the caller's own operands until `commit`. */
+  readonly arena: Arena;
+  /** Offsets of each group's packed weights and padded bias. */
+  readonly weights: readonly number[];
+  readonly biases: readonly number[];
+  /** Grows the memory, copies the weights and biases in, and returns the heap. */
+  commit(): Float32Array;
+}
+
+/** Lays out every group's packed weights and bias in engine memory. */
+function stageGroups(engine: SimdEngine, packs: PackedB[], bias: Float32Array, og: number): StagedGroups {
   const arena = engine.arena();
   const weights = packs.map((p) => arena.alloc(packedLength(p.k, p.n)));
   const biases = packs.map(() => arena.alloc(Math.ceil(og / PANEL) * PANEL));
@@ -275,7 +291,7 @@ function im2colConvNchw(x: Float32Array, g: ConvGeometry, packs: PackedB[], bias
   let colAt: number;
   let tmp: Float32Array;
   let tmpAt: number;
-  let staged: ReturnType<typeof stageGroups> | undefined;
+  let staged: StagedGroups | undefined;
   if (engine !== undefined && k > 0) {
     tile = chunkRows(k, og, pixels);
     staged = stageGroups(engine, packs, bias, og);
@@ -340,7 +356,7 @@ function depthwiseNhwc(x: Float32Array, g: ConvGeometry, wts: DepthwiseWeights, 
   const fast = kh === 3 && kw === 3 && o === c;
   const engine = fast ? simdEngine() : undefined;
   if (engine !== undefined) {
-    depthwise3x3Simd(engine, x, g, wts.f32, bias, out, lo, hi);
+    depthwise3x3Simd(engine, x, g, wts.f32, bias, out, lo, hi, 'NHWC');
     return;
   }
   for (let n = 0; n < batch; n++) {
@@ -359,11 +375,12 @@ function depthwiseNhwc(x: Float32Array, g: ConvGeometry, wts: DepthwiseWeights, 
 }
 
 /**
- * 3x3 depthwise (multiplier 1) by the SIMD kernel: each image is copied into engine memory
+ * 3x3 depthwise (multiplier 1) by the SIMD kernel: each image goes into engine memory, NHWC,
  * inside a frame of zeros as wide as the padding, so that every output pixel's window lies
- * inside it and one kernel call covers the whole output (a zero tap adds nothing).
+ * inside it and one kernel call covers the whole output (a zero tap adds nothing). An NCHW
+ * image is transposed on the way in and its result on the way out.
  */
-function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, weights: Float32Array, bias: Float32Array, out: Float32Array, lo: number, hi: number): void {
+function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, weights: Float32Array, bias: Float32Array, out: Float32Array, lo: number, hi: number, layout: 'NHWC' | 'NCHW'): void {
   const { n: batch, h, w, c, oh, ow, sh, sw, dh, dw, pt, pl } = g;
   const top = pt;
   const left = pl;
@@ -381,23 +398,36 @@ function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, 
   for (let ch = 0; ch < c; ch++) heap[biasAt + ch] = bias[ch];
   const rowLength = w * c;
   const paddedRow = pw * c;
+  const outPixels = oh * ow;
   for (let n = 0; n < batch; n++) {
     // The frame: rows above and below, then the columns left and right of each row.
     heap.fill(0, inAt, inAt + top * paddedRow);
     heap.fill(0, inAt + (top + h) * paddedRow, inAt + ph * paddedRow);
     const image = n * h * rowLength;
-    if (left === 0 && right === 0) {
+    for (let y = 0; y < h; y++) {
+      const at = inAt + (top + y) * paddedRow;
+      heap.fill(0, at, at + left * c);
+      heap.fill(0, at + (left + w) * c, at + paddedRow);
+    }
+    if (layout === 'NCHW') {
+      for (let ch = 0; ch < c; ch++) {
+        for (let y = 0, s = image + ch * h * w; y < h; y++) {
+          for (let xx = 0, d = inAt + ((top + y) * pw + left) * c + ch; xx < w; xx++, s++, d += c) heap[d] = x[s];
+        }
+      }
+    } else if (left === 0 && right === 0) {
       heap.set(x.subarray(image, image + h * rowLength), inAt + top * paddedRow);
     } else {
-      for (let y = 0; y < h; y++) {
-        const at = inAt + (top + y) * paddedRow;
-        heap.fill(0, at, at + left * c);
-        heap.set(x.subarray(image + y * rowLength, image + (y + 1) * rowLength), at + left * c);
-        heap.fill(0, at + (left + w) * c, at + paddedRow);
-      }
+      for (let y = 0; y < h; y++) heap.set(x.subarray(image + y * rowLength, image + (y + 1) * rowLength), inAt + ((top + y) * pw + left) * c);
     }
     engine.depthwise3x3(inAt, outAt, oh, ow, sh * paddedRow, sw * c, dh * paddedRow, dw * c, ow * c, c, c, wAt, biasAt, lo, hi);
-    out.set(heap.subarray(outAt, outAt + oh * ow * c), n * oh * ow * c);
+    if (layout === 'NCHW') {
+      for (let ch = 0; ch < c; ch++) {
+        for (let p = 0, d = (n * c + ch) * outPixels, s = outAt + ch; p < outPixels; p++, d++, s += c) out[d] = heap[s];
+      }
+    } else {
+      out.set(heap.subarray(outAt, outAt + outPixels * c), n * outPixels * c);
+    }
   }
 }
 
@@ -407,6 +437,8 @@ function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, 
  * per tap).
  */
 function depthwisePixelNhwc(x: Float32Array, g: ConvGeometry, wts: Float64Array, bias: Float32Array, out: Float32Array, outOffset: number, lo: number, hi: number, acc: Float64Array, n: number, oy: number, ox: number): void {
+  lo = Math.fround(lo);
+  hi = Math.fround(hi);
   const { h, w, c, ow, oh, o, kw, sh, sw, dh, dw, pt, pl } = g;
   const mult = o / c;
   for (let j = 0; j < o; j++) acc[j] = bias[j];
@@ -446,6 +478,8 @@ function depthwisePixelNhwc(x: Float32Array, g: ConvGeometry, wts: Float64Array,
  * first window; at: the offset of the first output pixel (channel 0).
  */
 function depthwise3x3Row(x: Float32Array, c: number, r0: number, r1: number, r2: number, ix: number, sw: number, dw: number, count: number, at: number, wts: Float64Array, bias: Float32Array, out: Float32Array, lo: number, hi: number): void {
+  lo = Math.fround(lo);
+  hi = Math.fround(hi);
   const c2 = 2 * c;
   const tapStride = dw * c;
   const step = sw * c;
@@ -496,6 +530,8 @@ function depthwise3x3Row(x: Float32Array, c: number, r0: number, r1: number, r2:
 }
 
 function depthwiseNchw(x: Float32Array, g: ConvGeometry, wts: Float64Array, bias: Float32Array, out: Float32Array, lo: number, hi: number): void {
+  lo = Math.fround(lo);
+  hi = Math.fround(hi);
   const { n: batch, h, w, c, oh, ow, o, kh, kw, sh, sw, dh, dw, pt, pl } = g;
   const mult = o / c;
   for (let n = 0; n < batch; n++) {

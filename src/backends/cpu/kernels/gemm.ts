@@ -142,6 +142,9 @@ export function gemmScalar(
   const N = B.n;
   const P = B.data;
   const halves = Math.ceil(N / HALF);
+  // Float64 locals: a bound left as a tagged number would box every stored result.
+  lo = Math.fround(lo);
+  hi = Math.fround(hi);
   let m = 0;
   for (; m + 4 <= M; m += 4) {
     const a0 = aOffset + m * lda;

@@ -11,11 +11,16 @@ import { resize } from './resize.ts';
 import { softmax } from './softmax.ts';
 import { copy, relu, relu6, sigmoid, tanh } from './unary.ts';
 
+export { setSimdEnabled, simdEngine } from './wasm-simd.ts';
+
 /**
  * The fp32 CPU kernels, one per op of the IR. Every kernel reads its inputs, writes only its
  * output view (never an alias of an input: Reshape, Flatten, Squeeze and Dequantize copy),
  * and allocates nothing per element; heavy kernels reuse module-level scratch buffers and
- * cache repacked weights per weights array.
+ * cache repacked weights per weights array (keyed by the array: pass the same Float32Array
+ * for a constant on every call). Convolutions and matrix products run on a WebAssembly SIMD
+ * engine where there is one (wasm-simd.ts; `setSimdEnabled(false)` for the plain
+ * TypeScript loops).
  */
 export const KERNELS: Readonly<Record<OpType, Kernel>> & KernelTable = {
   Conv: conv,

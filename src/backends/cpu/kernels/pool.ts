@@ -1,19 +1,18 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel, KernelCall } from '../kernel.ts';
-import { clampRange, finishActivation } from './activation.ts';
-import { checkLength, dims4, input, padBefore, ScratchF64 } from './common.ts';
+import { applyActivation } from './activation.ts';
+import { checkLength, dims4, input, padBefore, ScratchF64, ScratchI32 } from './common.ts';
 
 type PoolNode = Extract<Node, { op: 'AveragePool' | 'MaxPool' }>;
 
 /** TFLite's "lowest float": a max pool over a window with no valid pixel. */
 const LOWEST = -3.4028234663852886e38;
 
-const accumulators = new ScratchF64();
-
 /**
  * AveragePool and MaxPool over windows of the input; padded positions take no part: an
  * average divides by the number of valid pixels in its window (TFLite; ONNX with
- * count_include_pad = 0), a max ignores them. Fused activation.
+ * count_include_pad = 0), a max ignores them (a window with no valid pixel gives 0, or
+ * TFLite's lowest float for a max). Then the fused activation.
  */
 export const averagePool: Kernel = (call) => pool(call, false);
 export const maxPool: Kernel = (call) => pool(call, true);
@@ -30,77 +29,57 @@ function pool(call: KernelCall, isMax: boolean): void {
   const [kh, kw] = node.kernel;
   const [sh, sw] = node.strides;
   const [pt, pl] = padBefore(node.padding, inD.h, inD.w, kh, kw, sh, sw, 1, 1);
-  const { lo, hi } = clampRange(node.activation);
   const { n: batch, h, w, c } = inD;
   const { h: oh, w: ow } = outD;
-  if (call.layout === 'NHWC') {
-    const acc = accumulators.get(c);
-    for (let n = 0; n < batch; n++) {
-      for (let oy = 0; oy < oh; oy++) {
-        const iy0 = oy * sh - pt;
-        const kyLo = Math.max(0, -iy0);
-        const kyHi = Math.min(kh, h - iy0);
-        for (let ox = 0; ox < ow; ox++) {
-          const ix0 = ox * sw - pl;
-          const kxLo = Math.max(0, -ix0);
-          const kxHi = Math.min(kw, w - ix0);
-          acc.fill(isMax ? LOWEST : 0, 0, c);
-          for (let ky = kyLo; ky < kyHi; ky++) {
-            for (let kx = kxLo; kx < kxHi; kx++) {
-              const base = ((n * h + iy0 + ky) * w + ix0 + kx) * c;
-              if (isMax) {
-                for (let ch = 0; ch < c; ch++) {
-                  const v = x[base + ch];
-                  if (v > acc[ch]) acc[ch] = v;
-                }
-              } else {
-                for (let ch = 0; ch < c; ch++) acc[ch] += x[base + ch];
-              }
-            }
-          }
-          const windowCount = Math.max(0, kyHi - kyLo) * Math.max(0, kxHi - kxLo);
-          const scale = isMax || windowCount === 0 ? 1 : 1 / windowCount;
-          const at = ((n * oh + oy) * ow + ox) * c;
-          for (let ch = 0; ch < c; ch++) {
-            const v = acc[ch] * scale;
-            out[at + ch] = v < lo ? lo : v > hi ? hi : v;
-          }
+  const nhwc = call.layout === 'NHWC';
+  // Per output pixel: the offsets of its window's pixels inside the input (channel 0), then
+  // per channel a run over them; NCHW planes are pools of one channel.
+  const offsets = windowOffsets.get(kh * kw);
+  const planes = nhwc ? batch : batch * c;
+  const channels = nhwc ? c : 1;
+  for (let plane = 0; plane < planes; plane++) {
+    const inBase = plane * h * w * channels;
+    let at = plane * oh * ow * channels;
+    for (let oy = 0; oy < oh; oy++) {
+      const iy0 = oy * sh - pt;
+      const kyLo = Math.max(0, -iy0);
+      const kyHi = Math.min(kh, h - iy0);
+      for (let ox = 0; ox < ow; ox++, at += channels) {
+        const ix0 = ox * sw - pl;
+        const kxLo = Math.max(0, -ix0);
+        const kxHi = Math.min(kw, w - ix0);
+        let taps = 0;
+        for (let ky = kyLo; ky < kyHi; ky++) {
+          for (let kx = kxLo; kx < kxHi; kx++) offsets[taps++] = inBase + ((iy0 + ky) * w + ix0 + kx) * channels;
         }
-      }
-    }
-  } else {
-    for (let plane = 0; plane < batch * c; plane++) {
-      const inBase = plane * h * w;
-      const outBase = plane * oh * ow;
-      for (let oy = 0; oy < oh; oy++) {
-        const iy0 = oy * sh - pt;
-        const kyLo = Math.max(0, -iy0);
-        const kyHi = Math.min(kh, h - iy0);
-        for (let ox = 0; ox < ow; ox++) {
-          const ix0 = ox * sw - pl;
-          const kxLo = Math.max(0, -ix0);
-          const kxHi = Math.min(kw, w - ix0);
-          let v = isMax ? LOWEST : 0;
-          for (let ky = kyLo; ky < kyHi; ky++) {
-            const row = inBase + (iy0 + ky) * w + ix0;
-            for (let kx = kxLo; kx < kxHi; kx++) {
-              const s = x[row + kx];
-              if (isMax) {
-                if (s > v) v = s;
-              } else {
-                v += s;
-              }
+        if (taps === 0) {
+          for (let ch = 0; ch < channels; ch++) out[at + ch] = isMax ? LOWEST : 0;
+        } else if (isMax) {
+          for (let ch = 0; ch < channels; ch++) {
+            let m = x[offsets[0] + ch];
+            for (let t = 1; t < taps; t++) {
+              const v = x[offsets[t] + ch];
+              if (v > m) m = v;
             }
+            out[at + ch] = m;
           }
-          const windowCount = Math.max(0, kyHi - kyLo) * Math.max(0, kxHi - kxLo);
-          if (!isMax && windowCount > 0) v /= windowCount;
-          out[outBase + oy * ow + ox] = v < lo ? lo : v > hi ? hi : v;
+        } else {
+          const scale = 1 / taps;
+          for (let ch = 0; ch < channels; ch++) {
+            let sum = 0;
+            for (let t = 0; t < taps; t++) sum += x[offsets[t] + ch];
+            out[at + ch] = sum * scale;
+          }
         }
       }
     }
   }
-  finishActivation(out, node.activation);
+  applyActivation(out, node.activation);
 }
+
+const windowOffsets = new ScratchI32();
+
+const accumulators = new ScratchF64();
 
 /** GlobalAveragePool: the mean of each channel over height and width. */
 export const globalAveragePool: Kernel = (call) => {

@@ -6,10 +6,14 @@ import { F32, FunctionBuilder, I32, V128, encodeModule, type Local } from './was
  * own memory. Plain JavaScript tops out near 4 GFLOP/s (scalar float64 arithmetic, bounds
  * checks); these run 5-10x faster, which is what brings MobileNet v2 within 10x of
  * onnxruntime. Where WebAssembly SIMD is missing, or `setSimdEnabled(false)` says so, the
- * kernels fall back to their plain TypeScript loops, which compute the same values.
+ * kernels fall back to their plain TypeScript loops, which compute the same function (to
+ * float32 rounding: these kernels accumulate in float32, the loops in float64).
  *
  * Memory: bytes [0, 64) are the kernels' own temporary area; callers lay out their operands
  * after it with an `Arena` (per call: offsets only, then one commit that grows the memory).
+ * Nothing stays there between calls: each call copies in its weights (packed and cached on
+ * the JavaScript side) and activations and copies its result out; the memory only grows,
+ * to the largest call's needs.
  */
 
 /** Bytes reserved at the start of memory for the kernels' temporary stores. */
