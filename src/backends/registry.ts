@@ -1,9 +1,10 @@
 import type { Backend } from './backend.ts';
 import { BackendError } from './backend-error.ts';
 import { cpuBackend } from './cpu/cpu-backend.ts';
+import { webgpuBackend } from './webgpu/webgpu-backend.ts';
 
 /** Backends that execute networks; `plan-only` (no execution) is the experiments' default. */
-export const BACKENDS: readonly Backend[] = [cpuBackend];
+export const BACKENDS: readonly Backend[] = [cpuBackend, webgpuBackend];
 
 export function findBackend(kind: string): Backend {
   const found = BACKENDS.find((b) => b.kind === kind);

@@ -7,6 +7,7 @@ import { ExperimentError } from '../experiments/config.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
+import { registerAgent } from './commands/agent.ts';
 import { registerExec } from './commands/exec.ts';
 import { registerExport } from './commands/export.ts';
 import { registerList } from './commands/list.ts';
@@ -38,6 +39,7 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerReport(cli);
   cli = registerReproduce(cli);
   cli = registerExec(cli);
+  cli = registerAgent(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

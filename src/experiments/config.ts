@@ -26,18 +26,31 @@ export interface PlannerEntry {
 }
 
 /** `plan-only` plans and verifies; an executing backend also runs each network inside each plan. */
+export interface ExecutionSettings {
+  readonly repetitions: number;
+  readonly warmup: number;
+  /** Also time onnxruntime-node on the same network (once per network; local backends). */
+  readonly peer: boolean;
+  /** Run inside the naive plan too and require bit-identical outputs. */
+  readonly verifyByExecution: boolean;
+}
+
 export type BackendSpec =
   | { readonly kind: 'plan-only' }
-  | {
-      readonly kind: 'cpu';
-      readonly repetitions: number;
-      readonly warmup: number;
-      /** Also time onnxruntime-node on the same network (once per network). */
-      readonly peer: boolean;
-      /** Run inside the naive plan too and require bit-identical outputs. */
-      readonly verifyByExecution: boolean;
-    };
-export const BACKEND_KINDS = ['plan-only', 'cpu'] as const;
+  | ({ readonly kind: 'cpu' | 'webgpu' } & ExecutionSettings)
+  /** A `memplan agent` on another machine runs the cells with its own backend. */
+  | ({
+      readonly kind: 'remote';
+      readonly url: string;
+      /** The agent's token, or `env:NAME` to read it from the environment when the run starts. */
+      readonly token: string;
+      readonly backend: string;
+      /** Names the device in results (the cell's backend); default `remote:<backend>@<host:port>`. */
+      readonly label: string;
+      /** Seconds to wait for each cell's answer; default the agent's own limit + 60. */
+      readonly timeoutSeconds?: number;
+    } & ExecutionSettings);
+export const BACKEND_KINDS = ['plan-only', 'cpu', 'webgpu', 'remote'] as const;
 
 export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
 export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
@@ -186,16 +199,32 @@ export function parseExperiment(text: string, file: string): Experiment {
       noStrangers(spec, ['kind'], path);
       return { kind: 'plan-only' };
     }
-    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution'], path);
+    const remote = spec.kind === 'remote';
+    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds'] : [])], path);
     for (const flag of ['peer', 'verifyByExecution']) {
       if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') fail(`${path}.${flag}`, 'must be true or false.');
     }
-    return {
-      kind: 'cpu',
+    const settings: ExecutionSettings = {
       repetitions: spec.repetitions === undefined ? 20 : whole(spec.repetitions, `${path}.repetitions`, 1),
       warmup: spec.warmup === undefined ? 3 : whole(spec.warmup, `${path}.warmup`, 0),
       peer: spec.peer === true,
       verifyByExecution: spec.verifyByExecution !== false,
+    };
+    if (!remote) return { kind: spec.kind as 'cpu' | 'webgpu', ...settings };
+    const url = string(spec.url, `${path}.url`);
+    if (!/^https?:\/\/[^/\s]+/.test(url)) fail(`${path}.url`, 'must be http://host:port of a memplan agent.');
+    if (settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; a remote backend cannot.');
+    const token = string(spec.token, `${path}.token`);
+    if (!token.startsWith('env:') && token.length < 16) fail(`${path}.token`, "must be the agent's token (16 characters or more), or env:NAME to read it from the environment.");
+    const backend = spec.backend === undefined ? 'cpu' : string(spec.backend, `${path}.backend`);
+    return {
+      kind: 'remote',
+      url,
+      token,
+      backend,
+      label: spec.label === undefined ? `remote:${backend}@${new URL(url).host}` : string(spec.label, `${path}.label`),
+      ...(spec.timeoutSeconds === undefined ? {} : { timeoutSeconds: whole(spec.timeoutSeconds, `${path}.timeoutSeconds`, 1) }),
+      ...settings,
     };
   });
 

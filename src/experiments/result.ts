@@ -1,6 +1,6 @@
 import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
-import type { LatencySummary } from './latency.ts';
+import type { LatencySummary } from '../backends/latency.ts';
 
 /** Planning time over the repetitions of one cell (milliseconds). */
 export interface TimingSummary {

@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { lowerBounds } from '../core/bounds.ts';
 import { naiveFootprint, type Problem } from '../core/problem.ts';
 import { findBackend } from '../backends/registry.ts';
+import { executeRemote } from '../backends/remote/remote-executor.ts';
 import type { Graph } from '../graph/ir.ts';
 import { graphToProblem } from '../graph/lifetimes.ts';
 import { loadSource } from '../io/source.ts';
-import { executeGraph, type PeerReport } from './execute.ts';
+import { executeGraph, type PeerReport } from '../backends/execute.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
-import { ExperimentError, type Experiment } from './config.ts';
+import { ExperimentError, type BackendSpec, type Experiment } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
 import type { CellResult } from './result.ts';
@@ -52,7 +53,9 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   await store.repairTail();
   const previous = await store.read();
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
-  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment }, ...collectRunInfo() });
+  // run.json may be committed or shared: an agent's token never goes into it.
+  const backends = experiment.backends.map((b) => (b.kind === 'remote' && !b.token.startsWith('env:') ? { ...b, token: '(redacted)' } : b));
+  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, ...collectRunInfo() });
 
   const planners: Planner[] = [];
   for (const entry of experiment.planners) {
@@ -78,7 +81,8 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     let peer: PeerReport | undefined;
     for (const planner of planners) {
       for (const backend of experiment.backends) {
-        const key = cellKey(model.source, planner.id, backend.kind);
+        const label = backendLabel(backend);
+        const key = cellKey(model.source, planner.id, label);
         if (done.has(key)) {
           progress.step(`${model.label} ${planner.id} (done before)`);
           continue;
@@ -86,14 +90,13 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
         loaded ??= await loadModel(model.source, experiment);
         const limit = beyondLimit(planner, loaded.problem.records.length);
         if (limit !== undefined || (backend.kind !== 'plan-only' && loaded.graph === undefined)) {
-          skipped.push(`${model.label}: ${limit ?? `${backend.kind} runs networks; ${model.source} holds records only`}`);
+          skipped.push(`${model.label}: ${limit ?? `${label} runs networks; ${model.source} holds records only`}`);
           progress.step(`${model.label} ${planner.id} (skipped)`);
           continue;
         }
-        let result = runCell(experiment, model.source, model.label, planner, backend.kind, loaded.problem);
+        let result = runCell(experiment, model.source, model.label, planner, label, loaded.problem);
         if (backend.kind !== 'plan-only' && loaded.graph !== undefined) {
-          const report = await executeGraph(loaded.graph, {
-            backend: findBackend(backend.kind),
+          const common = {
             planner,
             repetitions: backend.repetitions,
             warmup: backend.warmup,
@@ -101,8 +104,17 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
             records: experiment.records,
             alignment: experiment.alignment,
             verifyByExecution: backend.verifyByExecution,
-            peer: backend.peer && peer === undefined,
-          });
+          };
+          const report =
+            backend.kind === 'remote'
+              ? await executeRemote(loaded.graph, {
+                  ...common,
+                  url: backend.url,
+                  token: agentToken(backend.token, experiment.file),
+                  backend: backend.backend,
+                  timeoutSeconds: backend.timeoutSeconds,
+                })
+              : await executeGraph(loaded.graph, { ...common, backend: findBackend(backend.kind), peer: backend.peer && peer === undefined });
           if (report.matchesNaive === false) {
             throw new InvalidPlanError(`${planner.id} on ${model.label}: outputs computed inside the plan differ from the naive plan's.`);
           }
@@ -123,6 +135,20 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     }
   }
   return { dir: store.dir, results, skipped };
+}
+
+/** What results call a backend: its kind, or a remote device's label. */
+function backendLabel(backend: BackendSpec): string {
+  return backend.kind === 'remote' ? backend.label : backend.kind;
+}
+
+/** A remote backend's token: as written, or from the environment variable that `env:NAME` names. */
+function agentToken(token: string, file: string): string {
+  if (!token.startsWith('env:')) return token;
+  const name = token.slice('env:'.length);
+  const value = process.env[name];
+  if (value === undefined || value === '') throw new ExperimentError(`${file}: the agent's token comes from $${name}, which is not set.`);
+  return value;
 }
 
 async function loadModel(source: string, experiment: Experiment): Promise<{ graph?: Graph; problem: Problem }> {

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { findBackend } from '../../backends/registry.ts';
-import { executeGraph } from '../../experiments/execute.ts';
+import { executeRemote } from '../../backends/remote/remote-executor.ts';
+import { executeGraph } from '../../backends/execute.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';
@@ -18,6 +19,9 @@ interface ExecArgs extends SourceArgs {
   align: number;
   peer: boolean;
   json: boolean;
+  url?: string;
+  token?: string;
+  remoteBackend: string;
 }
 
 export function registerExec(cli: Argv): Argv {
@@ -27,7 +31,10 @@ export function registerExec(cli: Argv): Argv {
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
-        .option('backend', { type: 'string', default: 'cpu', describe: 'cpu' })
+        .option('backend', { type: 'string', default: 'cpu', describe: 'cpu, webgpu, or remote (a memplan agent: --url, --token)' })
+        .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
+        .option('token', { type: 'string', describe: 'remote: the token the agent was started with' })
+        .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, webgpu)" })
         .option('planner', { type: 'string', default: 'offsets/greedy-by-size', describe: 'planner id' })
         .option('repetitions', { type: 'number', default: 20, describe: 'timed inferences' })
         .option('warmup', { type: 'number', default: 3, describe: 'untimed inferences first' })
@@ -42,8 +49,7 @@ export function registerExec(cli: Argv): Argv {
       }
       const loaded = await loadSource(args.source, sourceOptions(args));
       if (loaded.kind !== 'graph') throw new UsageError(`${args.source} holds usage records, not a network; exec runs networks.`);
-      const report = await executeGraph(loaded.graph, {
-        backend: findBackend(args.backend),
+      const common = {
         planner: findPlanner(args.planner),
         repetitions: args.repetitions,
         warmup: args.warmup,
@@ -51,14 +57,21 @@ export function registerExec(cli: Argv): Argv {
         weights: args.weights,
         records: sourceOptions(args),
         alignment: args.align,
-        peer: args.peer,
-      });
+      };
+      let report;
+      if (args.backend === 'remote') {
+        if (args.url === undefined || args.token === undefined) throw new UsageError('--backend remote needs --url http://host:port and --token of a memplan agent.');
+        if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
+        report = await executeRemote(loaded.graph, { ...common, url: args.url, token: args.token, backend: args.remoteBackend });
+      } else {
+        report = await executeGraph(loaded.graph, { ...common, backend: findBackend(args.backend), peer: args.peer });
+      }
       if (args.json) {
         process.stdout.write(`${JSON.stringify(report)}\n`);
       } else {
         const l = report.latencyMs;
         const lines = [
-          `backend     ${report.backend} (${String(report.device.cpu ?? report.device.backend)})`,
+          `backend     ${report.backend} (${String(report.device.cpu ?? report.device.description ?? report.device.adapter ?? report.device.backend)})`,
           `planner     ${report.planner}: ${mib(report.footprint)} MiB planned`,
           `latency     median ${l.median.toFixed(2)} ms, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)}, 95% CI of the median [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] over ${l.runs} runs`,
           `peak RSS    ${mib(report.peakRssBytes)} MiB`,

@@ -3,7 +3,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { relativeError, runOnnxRuntime } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
-import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/experiments/execute.ts';
+import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';

@@ -1,0 +1,259 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Graph } from '../../graph/ir.ts';
+import { graphToProblem, type RecordOptions } from '../../graph/lifetimes.ts';
+import { weightedGraph, type ExecuteReport } from '../execute.ts';
+import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import type { Planner } from '../../planners/planner.ts';
+import { BackendError } from '../backend-error.ts';
+import { decodeInfo, decodeJobResponse, encodeJob, errorSentence, jobRecordOptions, WireError, type InfoResponse, type WirePlan } from './wire.ts';
+
+export interface RemoteOptions {
+  /** The agent, `http://host:port` (an https front works too). */
+  readonly url: string;
+  readonly token: string;
+  /** Backend kind on the agent; default `cpu`. */
+  readonly backend?: string;
+  readonly planner: Planner;
+  readonly repetitions: number;
+  readonly warmup: number;
+  /** Seed of the weights (when seeded) and of the input, as executeGraph. */
+  readonly seed: number;
+  /** 'seeded' (default) or the source's own float32 weights; either way the values travel with the job. */
+  readonly weights?: 'seeded' | 'file';
+  /** How the graph becomes records; the element size is always 4 (fp32 execution). */
+  readonly records?: RecordOptions;
+  /** Bytes; raised to what the agent's backend requires. */
+  readonly alignment?: number;
+  /** Also run inside the naive plan on the agent and compare outputs bit for bit (default true). */
+  readonly verifyByExecution?: boolean;
+  /** Seconds to wait for the job's answer, waiting in the agent's queue included; default the agent's run limit + 60. */
+  readonly timeoutSeconds?: number;
+}
+
+/** A remote run that could not happen: unreachable agent, refused token or job, time cap. One sentence. */
+export class RemoteError extends BackendError {
+  constructor(
+    message: string,
+    /** The agent's HTTP status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'RemoteError';
+  }
+}
+
+/** What `device` holds for a remote run: the agent's backend's device() and the agent's machine. */
+export interface RemoteDevice {
+  readonly url: string;
+  readonly hostname: string;
+  readonly os: InfoResponse['device']['os'];
+  readonly cpu: InfoResponse['device']['cpu'];
+  readonly memoryBytes: number;
+  readonly node: string;
+  readonly gpu?: InfoResponse['device']['gpu'];
+}
+
+const INFO_TIMEOUT_SECONDS = 30;
+const MAX_ANSWER_BYTES = 16 * 2 ** 20;
+
+/** The agent's machine, backends and limits (GET /v1/info). */
+export async function agentInfo(url: string, token: string, timeoutSeconds = INFO_TIMEOUT_SECONDS): Promise<InfoResponse> {
+  const base = agentUrl(url);
+  const answer = await call(base, '/v1/info', { method: 'GET', token, timeoutSeconds });
+  if (answer.status !== 200) throw refusal(base, answer.status, answer.text, 'the info request');
+  return wireOrRemote(base, () => decodeInfo(answer.text));
+}
+
+/**
+ * executeGraph on a machine running `memplan agent`: plans and verifies here (with the
+ * alignment the agent's backend needs), sends the graph with its weights and the plan, and
+ * returns the agent's report, with the agent's machine under `device.remote`.
+ */
+export async function executeRemote(source: Graph, options: RemoteOptions): Promise<ExecuteReport> {
+  const base = agentUrl(options.url);
+  const kind = options.backend ?? 'cpu';
+  const info = await agentInfo(options.url, options.token);
+  const served = info.device.backends.find((b) => b.kind === kind);
+  if (served === undefined) {
+    throw new RemoteError(`agent ${base.origin} serves ${info.device.backends.map((b) => b.kind).join(', ')}, not ${kind}.`);
+  }
+
+  const graph = weightedGraph(source, options.weights ?? 'seeded', options.seed);
+  const records = jobRecordOptions(options.records);
+  const problem = graphToProblem(graph, { ...records, elementSize: 4 });
+  const alignment = Math.max(served.requiredAlignment, options.alignment ?? 1);
+  const verified = planAndVerify(options.planner, problem, { alignment });
+  if (!verified.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${verified.violations[0]?.message}`);
+  const plan: WirePlan = {
+    planner: verified.planner,
+    approach: verified.approach,
+    alignment,
+    footprint: verified.footprint,
+    records: problem.records.map((r) => r.id),
+    ...(verified.objects === undefined ? { offsets: verified.offsets } : { objects: verified.objects }),
+  };
+  const body = Buffer.from(
+    encodeJob({
+      graph,
+      records,
+      plan,
+      run: { backend: kind, repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true },
+    }),
+    'utf8',
+  );
+  if (body.length > info.limits.maxJobBytes) {
+    const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+    throw new RemoteError(
+      `the job for ${graph.name} is ${mib(body.length)} MiB, more than the ${mib(info.limits.maxJobBytes)} MiB agent ${base.origin} takes (raise its --max-job-mb).`,
+      413,
+    );
+  }
+
+  const timeoutSeconds = options.timeoutSeconds ?? info.limits.maxRunSeconds + 60;
+  const answer = await call(base, '/v1/jobs', { method: 'POST', token: options.token, body, timeoutSeconds });
+  if (answer.status !== 200) throw refusal(base, answer.status, answer.text, `the job for ${graph.name}`);
+  const response = wireOrRemote(base, () => decodeJobResponse(answer.text));
+  const { backends: _backends, endianness: _endianness, ...machine } = response.device;
+  const remote: RemoteDevice = { url: base.origin, ...machine };
+  return { ...response.report, device: { ...response.report.device, remote } };
+}
+
+function agentUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RemoteError(`${JSON.stringify(url)} is not a URL; give the agent as http://host:port.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RemoteError(`${url}: the agent is reached over http:// or https://.`);
+  return parsed;
+}
+
+function wireOrRemote<T>(base: URL, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof WireError) throw new RemoteError(`agent ${base.origin}: ${error.message}`);
+    throw error;
+  }
+}
+
+function refusal(base: URL, status: number, text: string, what: string): RemoteError {
+  const said = errorSentence(text) ?? `${text.slice(0, 120).replace(/\s+/g, ' ').trim() || 'no explanation'}.`;
+  const agent = `agent ${base.origin}`;
+  switch (status) {
+    case 400:
+      return new RemoteError(`${agent} refused ${what}: ${said}`, status);
+    case 401:
+      return new RemoteError(`${agent} refused the token (401): ${said}`, status);
+    case 413:
+      return new RemoteError(`${agent} refused ${what} as too large (413): ${said}`, status);
+    case 504:
+      return new RemoteError(`${agent} stopped ${what} at its time limit (504): ${said}`, status);
+    case 503:
+      return new RemoteError(`${agent} cannot take ${what} now (503): ${said}`, status);
+    case 500:
+      return new RemoteError(`${agent} could not run ${what} (500): ${said}`, status);
+    default:
+      return new RemoteError(`${agent} answered ${what} with HTTP ${status}: ${said}`, status);
+  }
+}
+
+interface Call {
+  readonly method: 'GET' | 'POST';
+  readonly token: string;
+  readonly body?: Buffer;
+  readonly timeoutSeconds: number;
+}
+
+/** One HTTP exchange; network failures become RemoteErrors naming the agent. */
+function call(base: URL, path: string, init: Call): Promise<{ status: number; text: string }> {
+  const target = new URL(path, base);
+  const agent = `agent ${base.origin}`;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    let settled = false;
+    const settle = (error: Error | undefined, value?: { status: number; text: string }): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(sendAnyway);
+      if (error) reject(error);
+      else resolve(value as { status: number; text: string });
+    };
+    const send = httpRequestFor(target)(target, {
+      method: init.method,
+      agent: false,
+      headers: {
+        Authorization: `Bearer ${init.token}`,
+        Accept: 'application/json',
+        ...(init.body === undefined
+          ? {}
+          : // Expect: 100-continue: a job refused on its headers (token, size) is never uploaded.
+            { 'Content-Type': 'application/json', 'Content-Length': init.body.length, Expect: '100-continue' }),
+      },
+    });
+    const timer = setTimeout(() => {
+      settle(new RemoteError(`${agent} gave no answer within ${init.timeoutSeconds} s.`));
+      send.destroy();
+    }, init.timeoutSeconds * 1000);
+    let sent = false;
+    const upload = (): void => {
+      if (sent || answered) return;
+      sent = true;
+      send.end(init.body);
+    };
+    // A front that ignores Expect: 100-continue gets the body after a second anyway.
+    const sendAnyway = init.body === undefined ? undefined : setTimeout(upload, 1000);
+    if (init.body === undefined) send.end();
+    else send.on('continue', upload);
+
+    send.on('response', (response: IncomingMessage) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) {
+          settle(new RemoteError(`${agent} sent an answer larger than ${MAX_ANSWER_BYTES} bytes; is that address a memplan agent?`));
+          send.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('end', () => settle(undefined, { status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', () => settle(new RemoteError(`${agent} closed the connection in the middle of its answer.`)));
+      // The agent stops reading a refused body: a write error after its answer changes nothing.
+      send.on('error', () => {});
+    });
+    send.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      settle(new RemoteError(networkSentence(agent, error)));
+    });
+  });
+}
+
+function httpRequestFor(target: URL): typeof httpRequest {
+  return target.protocol === 'https:' ? (httpsRequest as unknown as typeof httpRequest) : httpRequest;
+}
+
+function networkSentence(agent: string, error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `cannot reach ${agent}: connection refused; is memplan agent running there?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot reach ${agent}: the host name does not resolve.`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `cannot reach ${agent}: no route to the host.`;
+    case 'ETIMEDOUT':
+      return `cannot reach ${agent}: the connection timed out.`;
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return `${agent} closed the connection before it answered; did it stop, or is the job larger than it takes?`;
+    default:
+      return `cannot talk to ${agent}: ${error.message.replace(/\.$/, '')}.`;
+  }
+}

@@ -1,0 +1,289 @@
+import type { Activation, Layout, Node } from '../../../graph/ir.ts';
+import { KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
+import { act, dims4, index4, padBefore, Params } from './wgsl.ts';
+
+type ConvNode = Extract<Node, { op: 'Conv' }>;
+
+/** A convolution's sizes, resolved once (as the CPU kernel resolves them). */
+export interface ConvGeometry {
+  readonly n: number;
+  readonly h: number;
+  readonly w: number;
+  readonly c: number;
+  readonly oh: number;
+  readonly ow: number;
+  readonly o: number;
+  readonly kh: number;
+  readonly kw: number;
+  readonly sh: number;
+  readonly sw: number;
+  readonly dh: number;
+  readonly dw: number;
+  readonly pt: number;
+  readonly pl: number;
+  readonly groups: number;
+  /** Input channels per group. */
+  readonly cg: number;
+  /** Output channels per group. */
+  readonly og: number;
+}
+
+/** Output pixels one invocation computes (they share every weight load). */
+const PIXELS = 4;
+
+/**
+ * Conv: groups = 1, depthwise (groups = input channels, any multiplier) and any other group
+ * count; weights OHWI, 1HWO or OIHW (repacked once to [tap][output channel]); optional bias;
+ * SAME / VALID / explicit padding, strides, dilations; fused activation; NHWC or NCHW.
+ */
+export const conv: WebGpuKernel = (context) => {
+  const node = context.node as ConvNode;
+  const g = convGeometry(context, node);
+  const weights = context.constantInput(1);
+  if (weights === undefined) throw new KernelError(node, 'the WebGPU backend needs constant convolution weights.');
+  if (weights.length !== g.o * g.kh * g.kw * g.cg) throw new KernelError(node, `weights have ${weights.length} elements, expected ${g.o}x${g.kh}x${g.kw}x${g.cg}.`);
+  const bias = biasValues(context, 2, g.o);
+  const taps = tapMajorWeights(weights, node, g);
+  if (g.groups === g.c && g.cg === 1) return [depthwiseSpec(node.name, context.layout, g, taps, bias, node.activation, node.inputs[0], node.outputs[0])];
+  return [convSpec(node.name, context.layout, g, taps, bias, node.activation, node.inputs[0], node.outputs[0])];
+};
+
+export function convGeometry(context: KernelContext, node: ConvNode): ConvGeometry {
+  const inD = dims4(context, context.inputShapes[0]);
+  const outD = dims4(context, context.outputShape);
+  const groups = node.groups;
+  if (!(groups >= 1) || inD.c % groups !== 0 || outD.c % groups !== 0) {
+    throw new KernelError(node, `${inD.c} input and ${outD.c} output channels do not split into ${groups} groups.`);
+  }
+  if (outD.n !== inD.n) throw new KernelError(node, `the output batch ${outD.n} differs from the input's ${inD.n}.`);
+  const [kh, kw] = node.kernel;
+  const [sh, sw] = node.strides;
+  const [dh, dw] = node.dilations;
+  const [pt, pl] = padBefore(node.padding, inD.h, inD.w, kh, kw, sh, sw, dh, dw);
+  return { n: inD.n, h: inD.h, w: inD.w, c: inD.c, oh: outD.h, ow: outD.w, o: outD.c, kh, kw, sh, sw, dh, dw, pt, pl, groups, cg: inD.c / groups, og: outD.c / groups };
+}
+
+/** A bias input's values, or zeros when absent. */
+export function biasValues(context: KernelContext, index: number, length: number): Float32Array {
+  const name = context.node.inputs[index];
+  if (name === undefined || name === '') return new Float32Array(length);
+  const values = context.constantInput(index);
+  if (values === undefined) throw new KernelError(context.node, 'the WebGPU backend needs a constant bias.');
+  if (values.length !== length) throw new KernelError(context.node, `bias has ${values.length} elements, expected ${length}.`);
+  return values;
+}
+
+/** Weights as [k][o] with k = (ky*kw + kx)*cg + ci, whatever their layout. */
+function tapMajorWeights(weights: Float32Array, node: ConvNode, g: ConvGeometry): Float32Array {
+  const { o: outChannels, kh, kw, cg } = g;
+  const k = kh * kw * cg;
+  const out = new Float32Array(k * outChannels);
+  for (let o = 0; o < outChannels; o++) {
+    for (let ky = 0; ky < kh; ky++) {
+      for (let kx = 0; kx < kw; kx++) {
+        for (let ci = 0; ci < cg; ci++) {
+          let value: number;
+          switch (node.weightLayout) {
+            case 'OHWI':
+              value = weights[((o * kh + ky) * kw + kx) * cg + ci];
+              break;
+            case 'OIHW':
+              value = weights[((o * cg + ci) * kh + ky) * kw + kx];
+              break;
+            case '1HWO':
+              if (cg !== 1) throw new KernelError(node, `1HWO weights need one input channel per group, not ${cg}.`);
+              value = weights[(ky * kw + kx) * outChannels + o];
+              break;
+          }
+          out[((ky * kw + kx) * cg + ci) * outChannels + o] = value;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** [k][o] weights with o padded to `padded` columns (zeros). */
+function padColumns(weights: Float32Array, k: number, o: number, padded: number): Float32Array {
+  if (padded === o) return weights;
+  const out = new Float32Array(k * padded);
+  for (let r = 0; r < k; r++) out.set(weights.subarray(r * o, r * o + o), r * padded);
+  return out;
+}
+
+function padTo(values: Float32Array, length: number): Float32Array {
+  if (values.length === length) return values;
+  const out = new Float32Array(length);
+  out.set(values);
+  return out;
+}
+
+/** The geometry's parameters: input IN_H/W/C, output OUT_H/W/C, window, strides, dilations, padding, groups. */
+function geometryParams(g: ConvGeometry, activation: Activation): Params {
+  return new Params()
+    .u('IN_H', g.h).u('IN_W', g.w).u('IN_C', g.c)
+    .u('OUT_H', g.oh).u('OUT_W', g.ow).u('OUT_C', g.o)
+    .u('KH', g.kh).u('KW', g.kw)
+    .i('SH', g.sh).i('SW', g.sw).i('DH', g.dh).i('DW', g.dw).i('PT', g.pt).i('PL', g.pl)
+    .u('CG', g.cg).u('OG', g.og)
+    .u('PIXELS', g.n * g.oh * g.ow)
+    .activation(activation);
+}
+
+/** WGSL: invocation-local pixel j's batch n{j}, in-plane index r{j} and window origin iy{j}, ix{j}. */
+function pixelLines(pixels: number): string[] {
+  const lines: string[] = [];
+  for (let j = 0; j < pixels; j++) {
+    lines.push(`  let p${j} = min(pb * ${pixels}u + ${j}u, PIXELS - 1u);`);
+    lines.push(`  let n${j} = p${j} / (OUT_H * OUT_W);`);
+    lines.push(`  let r${j} = p${j} % (OUT_H * OUT_W);`);
+    lines.push(`  let iy${j} = i32(r${j} / OUT_W) * SH - PT;`);
+    lines.push(`  let ix${j} = i32(r${j} % OUT_W) * SW - PL;`);
+  }
+  return lines;
+}
+
+/** WGSL inside the (ky, kx) loop, per pixel j: the tap's coordinates yy{j}, xx{j} and whether they are inside the input (ok{j}). */
+function tapLines(pixels: number): string[] {
+  const lines: string[] = [];
+  for (let j = 0; j < pixels; j++) {
+    lines.push(`      let yy${j} = iy${j} + i32(ky) * DH;`);
+    lines.push(`      let xx${j} = ix${j} + i32(kx) * DW;`);
+    lines.push(`      let ok${j} = yy${j} >= 0i && yy${j} < i32(IN_H) && xx${j} >= 0i && xx${j} < i32(IN_W);`);
+  }
+  return lines;
+}
+
+/** WGSL storing pixel j's result `res` for output channel `o` (scalar), in the layout. */
+function storeScalar(layout: Layout, j: number, o: string, value: string): string {
+  return `y_st(${index4(layout, 'OUT_', `n${j}`, `r${j} / OUT_W`, `r${j} % OUT_W`, o)}, ${value});`;
+}
+
+/**
+ * A convolution (not depthwise), or a dense layer as one: each invocation computes 4 output
+ * channels (vec4 weights; 1 when a group's output channels are not a multiple of 4) of
+ * PIXELS output pixels, over k = (ky, kx, ci), reading 4 input channels at a time (vec4)
+ * where NHWC channels allow.
+ */
+export function convSpec(label: string, layout: Layout, g: ConvGeometry, taps: Float32Array, bias: Float32Array, activation: Activation, input: string, output: string): DispatchSpec {
+  const totalPixels = g.n * g.oh * g.ow;
+  const px = PIXELS;
+  const pixelBlocks = Math.ceil(totalPixels / px);
+  const oc = g.groups === 1 || g.og % 4 === 0 ? 4 : 1;
+  const oPadded = oc === 4 ? Math.ceil(g.o / 4) * 4 : g.o;
+  const oBlocks = oPadded / oc;
+  const vecX = layout === 'NHWC' && g.cg % 4 === 0 && g.c % 4 === 0;
+  const vecY = layout === 'NHWC' && oc === 4 && g.o % 4 === 0;
+  const step = vecX ? 4 : 1;
+  const k = g.kh * g.kw * g.cg;
+  const params = geometryParams(g, activation).u('OBLOCKS', oBlocks);
+  const acc = oc === 4 ? 'vec4<f32>' : 'f32';
+  const lines: string[] = [];
+  lines.push('fn run(i: u32) {');
+  lines.push(params.lets());
+  lines.push('  let ob = i % OBLOCKS;');
+  lines.push('  let pb = i / OBLOCKS;');
+  lines.push(`  let o0 = ob * ${oc}u;`);
+  lines.push('  let cb = (o0 / OG) * CG;');
+  lines.push(...pixelLines(px));
+  for (let j = 0; j < px; j++) lines.push(`  var a${j} = ${acc}(0.0f);`);
+  lines.push('  for (var ky = 0u; ky < KH; ky++) {');
+  lines.push('    for (var kx = 0u; kx < KW; kx++) {');
+  lines.push('      let kb = (ky * KW + kx) * CG;');
+  lines.push(...tapLines(px));
+  for (let j = 0; j < px; j++) lines.push(`      let s${j} = select(0u, ${index4(layout, 'IN_', `n${j}`, `u32(yy${j})`, `u32(xx${j})`, 'cb')}, ok${j});`);
+  lines.push(`      for (var ci = 0u; ci < CG; ci += ${step}u) {`);
+  for (let r = 0; r < step; r++) lines.push(oc === 4 ? `        let w${r} = w_ld4((kb + ci + ${r}u) * OBLOCKS + ob);` : `        let w${r} = w_ld((kb + ci + ${r}u) * OUT_C + o0);`);
+  for (let j = 0; j < px; j++) {
+    if (vecX) {
+      lines.push(`        let v${j} = select(vec4<f32>(0.0f), x_ld4((s${j} + ci) / 4u), ok${j});`);
+      lines.push(`        a${j} += v${j}.x * w0 + v${j}.y * w1 + v${j}.z * w2 + v${j}.w * w3;`);
+    } else {
+      const channel = layout === 'NHWC' ? 'ci' : 'ci * IN_H * IN_W';
+      lines.push(`        a${j} += select(0.0f, x_ld(s${j} + ${channel}), ok${j}) * w0;`);
+    }
+  }
+  lines.push('      }');
+  lines.push('    }');
+  lines.push('  }');
+  lines.push(oc === 4 ? '  let bv = bias_ld4(ob);' : '  let bv = bias_ld(o0);');
+  for (let j = 0; j < px; j++) {
+    lines.push(`  if (pb * ${px}u + ${j}u < PIXELS) {`);
+    lines.push(`    let res = ${act(`a${j} + bv`, oc === 4)};`);
+    if (vecY) {
+      lines.push(`    y_st4((p${j} * OUT_C + o0) / 4u, res);`);
+    } else if (oc === 1) {
+      lines.push(`    ${storeScalar(layout, j, 'o0', 'res')}`);
+    } else {
+      for (let c = 0; c < 4; c++) lines.push(`    if (o0 + ${c}u < OUT_C) { ${storeScalar(layout, j, `o0 + ${c}u`, `res[${c}]`)} }`);
+    }
+    lines.push('  }');
+  }
+  lines.push('}');
+  return {
+    label,
+    args: [
+      { kind: 'tensor', name: 'x', tensor: input, access: 'read', vec4: vecX },
+      { kind: 'data', name: 'w', data: oc === 4 ? padColumns(taps, k, g.o, oPadded) : taps, vec4: oc === 4 },
+      { kind: 'data', name: 'bias', data: oc === 4 ? padTo(bias, oPadded) : bias, vec4: oc === 4 },
+      { kind: 'tensor', name: 'y', tensor: output, access: 'write', vec4: vecY },
+    ],
+    code: lines.join('\n'),
+    params: params.values(),
+    invocations: oBlocks * pixelBlocks,
+  };
+}
+
+/**
+ * Depthwise: output channel o reads input channel o / multiplier. NHWC with multiplier 1 and
+ * channels a multiple of 4: 4 channels per invocation (vec4), PIXELS pixels; otherwise one
+ * channel of PIXELS pixels.
+ */
+function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Float32Array, bias: Float32Array, activation: Activation, input: string, output: string): DispatchSpec {
+  const totalPixels = g.n * g.oh * g.ow;
+  const px = PIXELS;
+  const pixelBlocks = Math.ceil(totalPixels / px);
+  const vec = layout === 'NHWC' && g.o === g.c && g.c % 4 === 0;
+  const blocks = vec ? g.o / 4 : g.o;
+  const params = geometryParams(g, activation).u('BLOCKS', blocks).u('MULTIPLIER', g.o / g.c);
+  const t = vec ? 'vec4<f32>' : 'f32';
+  const lines: string[] = [];
+  lines.push('fn run(i: u32) {');
+  lines.push(params.lets());
+  lines.push('  let cb = i % BLOCKS;');
+  lines.push('  let pb = i / BLOCKS;');
+  lines.push(...pixelLines(px));
+  for (let j = 0; j < px; j++) lines.push(`  var a${j} = ${t}(0.0f);`);
+  lines.push('  let ci = cb / MULTIPLIER;');
+  lines.push('  for (var ky = 0u; ky < KH; ky++) {');
+  lines.push('    for (var kx = 0u; kx < KW; kx++) {');
+  lines.push(`      let wt = ${vec ? 'w_ld4((ky * KW + kx) * BLOCKS + cb)' : 'w_ld((ky * KW + kx) * OUT_C + cb)'};`);
+  lines.push(...tapLines(px));
+  for (let j = 0; j < px; j++) {
+    // Outside the input: index 0 is read and its value replaced by 0.
+    const at = vec ? `((n${j} * IN_H + u32(yy${j})) * IN_W + u32(xx${j})) * BLOCKS + cb` : index4(layout, 'IN_', `n${j}`, `u32(yy${j})`, `u32(xx${j})`, 'ci');
+    lines.push(`      a${j} += select(${t}(0.0f), ${vec ? 'x_ld4' : 'x_ld'}(select(0u, ${at}, ok${j})), ok${j}) * wt;`);
+  }
+  lines.push('    }');
+  lines.push('  }');
+  lines.push(`  let bv = ${vec ? 'bias_ld4(cb)' : 'bias_ld(cb)'};`);
+  for (let j = 0; j < px; j++) {
+    lines.push(`  if (pb * ${px}u + ${j}u < PIXELS) {`);
+    const res = act(`a${j} + bv`, vec);
+    lines.push(vec ? `    y_st4(p${j} * BLOCKS + cb, ${res});` : `    ${storeScalar(layout, j, 'cb', res)}`);
+    lines.push('  }');
+  }
+  lines.push('}');
+  return {
+    label,
+    args: [
+      { kind: 'tensor', name: 'x', tensor: input, access: 'read', vec4: vec },
+      { kind: 'data', name: 'w', data: taps, vec4: vec },
+      { kind: 'data', name: 'bias', data: bias, vec4: vec },
+      { kind: 'tensor', name: 'y', tensor: output, access: 'write', vec4: vec },
+    ],
+    code: lines.join('\n'),
+    params: params.values(),
+    invocations: blocks * pixelBlocks,
+  };
+}

@@ -1,0 +1,90 @@
+import type { Argv } from 'yargs';
+import { MIN_TOKEN_LENGTH, startAgent } from '../../backends/remote/agent.ts';
+import { UsageError } from '../errors.ts';
+
+interface AgentArgs {
+  listen: string;
+  token?: string;
+  backends: string;
+  maxJobMb: number;
+  maxRunSeconds: number;
+  quiet: boolean;
+}
+
+/** The environment variable the token may come from instead of --token (keeps it out of `ps`). */
+export const TOKEN_ENV = 'MEMPLAN_AGENT_TOKEN';
+
+/** `HOST:PORT`, `[v6]:PORT` or `PORT` (on 127.0.0.1). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d+)$/.exec(listen) ?? /^()()(\d+)$/.exec(listen);
+  const port = match === null ? NaN : Number(match[3]);
+  if (match === null || !Number.isSafeInteger(port) || port > 65535) {
+    throw new UsageError(`--listen must be HOST:PORT (e.g. 127.0.0.1:7878, 0.0.0.0:7878 or [::1]:7878), got ${JSON.stringify(listen)}.`);
+  }
+  return { host: match[1] || match[2] || '127.0.0.1', port };
+}
+
+const LOOPBACK = /^(127\.|::1$|localhost$)/;
+
+export function registerAgent(cli: Argv): Argv {
+  return cli.command<AgentArgs>(
+    'agent',
+    'Serve this machine as a remote device: run jobs (network + verified plan) sent by `memplan exec --backend remote` or an experiment',
+    (y) =>
+      y
+        .option('listen', { type: 'string', default: '127.0.0.1:7878', describe: 'HOST:PORT to listen on (0.0.0.0:PORT for every interface; port 0 picks a free one)' })
+        .option('token', { type: 'string', describe: `shared secret clients send, at least ${MIN_TOKEN_LENGTH} characters (or set ${TOKEN_ENV})` })
+        .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,webgpu)' })
+        .option('max-job-mb', { type: 'number', default: 256, describe: 'largest job accepted (MiB); larger ones get 413' })
+        .option('max-run-seconds', { type: 'number', default: 600, describe: 'a job running longer is stopped and answered with 504' })
+        .option('quiet', { type: 'boolean', default: false, describe: 'no line per job' }) as unknown as Argv<AgentArgs>,
+    async (args) => {
+      const token = args.token ?? process.env[TOKEN_ENV];
+      if (token === undefined || token === '') throw new UsageError(`the agent needs a token: give --token or set ${TOKEN_ENV}.`);
+      if (token.length < MIN_TOKEN_LENGTH) throw new UsageError(`the token must be at least ${MIN_TOKEN_LENGTH} characters long; it has ${token.length}.`);
+      const { host, port } = parseListen(args.listen);
+      if (!(args.maxJobMb > 0) || !Number.isFinite(args.maxJobMb)) throw new UsageError(`--max-job-mb must be a number > 0, got ${args.maxJobMb}.`);
+      if (!(args.maxRunSeconds > 0) || !Number.isFinite(args.maxRunSeconds)) throw new UsageError(`--max-run-seconds must be a number > 0, got ${args.maxRunSeconds}.`);
+      const backends = args.backends
+        .split(',')
+        .map((kind) => kind.trim())
+        .filter((kind) => kind !== '');
+      if (backends.length === 0) throw new UsageError('--backends names no backend.');
+
+      let agent;
+      try {
+        agent = await startAgent({
+          host,
+          port,
+          token,
+          backends,
+          maxJobBytes: Math.floor(args.maxJobMb * 2 ** 20),
+          maxRunSeconds: args.maxRunSeconds,
+          log: args.quiet ? undefined : (line) => process.stderr.write(`memplan agent: ${line}\n`),
+        });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new UsageError(`${args.listen} is already in use; pick another port with --listen.`);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot listen on ${args.listen}: this machine has no such address.`);
+        if (code === 'EACCES') throw new UsageError(`cannot listen on ${args.listen}: permission denied (ports below 1024 need privileges).`);
+        throw error;
+      }
+      process.stdout.write(
+        `memplan agent listening on ${agent.url} (backends ${backends.join(', ')}; jobs up to ${args.maxJobMb} MiB and ${args.maxRunSeconds} s)\n`,
+      );
+      if (!LOOPBACK.test(agent.host)) {
+        process.stderr.write('memplan agent: plain HTTP: the token and the jobs cross the network unencrypted; use a trusted network or an SSH tunnel.\n');
+      }
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          process.stderr.write(`memplan agent: ${signal}, stopping.\n`);
+          void agent.close().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    },
+  );
+}

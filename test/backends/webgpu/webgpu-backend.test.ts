@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { BackendError } from '../../../src/backends/backend-error.ts';
+import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { relativeError } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
+import { gpuContext } from '../../../src/backends/webgpu/device.ts';
+import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
+import { webgpuBackend, type WebGpuPreparedNetwork } from '../../../src/backends/webgpu/webgpu-backend.ts';
+import type { Graph } from '../../../src/graph/ir.ts';
+import { graphToProblem } from '../../../src/graph/lifetimes.ts';
+import { toNchw } from '../../../src/graph/to-nchw.ts';
+import { buildZooModel } from '../../../src/models/zoo.ts';
+import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
+import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';
+import { webgpuAvailable } from './adapter.ts';
+
+const available = await webgpuAvailable('test/backends/webgpu/webgpu-backend.test.ts');
+
+/** BlazeFace as published, the others at reduced input sizes (as the CPU backend's tests). */
+const NETWORKS = [
+  'zoo:blazeface',
+  'zoo:mobilenet-v2?input=96',
+  'zoo:mobilenet-v1?input=96',
+  'zoo:deeplab-v3?input=97',
+  'zoo:posenet?input=129',
+  'zoo:inception-v3?input=139',
+];
+
+/** The tolerance against the CPU backend: largest difference over the largest magnitude. */
+const TOLERANCE = 1e-3;
+
+async function run(graph: Graph, plan: VerifiedResult, backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
+  const problem = graphToProblem(graph, { elementSize: 4 });
+  const prepared = await backend.prepare({ graph, problem, plan });
+  try {
+    return await prepared.infer(seededInputs(graph, seed));
+  } finally {
+    prepared.dispose();
+  }
+}
+
+async function cpuReference(graph: Graph, seed = 1): Promise<Map<string, Float32Array>> {
+  const problem = graphToProblem(graph, { elementSize: 4 });
+  return run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
+}
+
+describe.skipIf(!available)('the WebGPU backend', () => {
+  it('describes its adapter and driver, and asks plans for its storage offset alignment', async () => {
+    const info = await webgpuBackend.device();
+    expect(info).toMatchObject({ backend: 'webgpu' });
+    for (const key of ['vendor', 'architecture', 'device', 'description', 'driver', 'icd']) expect(typeof info[key], key).toBe('string');
+    expect(typeof info.fallbackAdapter).toBe('boolean');
+    expect(['timestamp-query', 'wall-clock']).toContain(info.timing);
+    const alignment = await webgpuBackend.requiredAlignment();
+    expect(alignment).toBe(info.storageOffsetAlignment);
+    expect(alignment).toBeGreaterThanOrEqual(16);
+    expect(alignment & (alignment - 1)).toBe(0);
+  });
+
+  it.each(NETWORKS)('%s inside an offsets plan (greedy by size) computes what the CPU backend computes', async (source) => {
+    const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    const ours = await run(graph, plan, webgpuBackend, 3);
+    expect(relativeError(ours, await cpuReference(graph, 3))).toBeLessThan(TOLERANCE);
+  });
+
+  it('zoo:blazeface: every planner of the registry computes the same outputs inside its plan (bit for bit, and as the CPU does)', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const alignment = await webgpuBackend.requiredAlignment();
+    const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
+    expect(relativeError(naive, await cpuReference(graph))).toBeLessThan(TOLERANCE);
+    for (const planner of PLANNERS) {
+      const plan = planAndVerify(planner, problem, { alignment });
+      expect(plan.valid, planner.id).toBe(true);
+      expect(bitIdentical(await run(graph, plan), naive), planner.id).toBe(true);
+    }
+  });
+
+  it('catches a planted bad plan (every tensor at offset 0, past the verifier) by its outputs', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const alignment = await webgpuBackend.requiredAlignment();
+    const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment });
+    const planted: VerifiedResult = { ...good, offsets: good.offsets.map(() => 0), footprint: Math.max(...problem.records.map((r) => r.size)) };
+    const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
+    expect(bitIdentical(await run(graph, good), naive)).toBe(true);
+    expect(bitIdentical(await run(graph, planted), naive)).toBe(false);
+  });
+
+  it('keeps graph inputs and outputs inside the arena when they are planned', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:mobilenet-v2?input=96'), 'seeded', 2);
+    const problem = graphToProblem(graph, { elementSize: 4, includeGraphIO: true });
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    const prepared = await webgpuBackend.prepare({ graph, problem, plan });
+    const ours = await prepared.infer(seededInputs(graph, 2));
+    prepared.dispose();
+    expect(relativeError(ours, await cpuReference(graph, 2))).toBeLessThan(TOLERANCE);
+  });
+
+  it('runs NCHW graphs (ONNX layout) too', async () => {
+    const graph = weightedGraph(toNchw(buildZooModel('zoo:deeplab-v3?input=65')), 'seeded', 4);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    expect(relativeError(await run(graph, plan, webgpuBackend, 4), await cpuReference(graph, 4))).toBeLessThan(TOLERANCE);
+  });
+
+  it('times the dispatches of every inference and says how', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:mobilenet-v1?input=96'), 'seeded', 1);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const plan = planAndVerify(findPlanner('shared-objects/greedy-by-size-improved'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    const prepared = (await webgpuBackend.prepare({ graph, problem, plan })) as WebGpuPreparedNetwork;
+    expect(prepared.plannedBytes).toBe(plan.footprint);
+    expect(prepared.lastDeviceMs).toBeUndefined();
+    await prepared.infer(seededInputs(graph, 1));
+    expect(prepared.timing).toBe((await webgpuBackend.device()).timing);
+    expect(prepared.lastDeviceMs).toBeGreaterThan(0);
+    expect(prepared.dispatches).toBe(graph.nodes.length);
+    await expect(prepared.infer(new Map())).rejects.toThrow(BackendError);
+    prepared.dispose();
+  });
+
+  it('reports latency, memory and the proof against naive through executeGraph', async () => {
+    const report = await executeGraph(buildZooModel('zoo:blazeface'), { backend: webgpuBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 3, warmup: 1, seed: 1 });
+    expect(report).toMatchObject({ backend: 'webgpu', planner: 'offsets/greedy-by-size', matchesNaive: true, device: { backend: 'webgpu' } });
+    expect(report.latencyMs.runs).toBe(3);
+    expect(report.footprint % (await webgpuBackend.requiredAlignment())).toBeLessThan(report.footprint);
+  });
+
+  it('says clearly when a plan does not respect the device alignment or a tensor is too large to bind', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const alignment = await webgpuBackend.requiredAlignment();
+    const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment });
+    const shifted: VerifiedResult = { ...good, offsets: good.offsets.map((o, i) => (i === 3 ? o + 4 : o)), footprint: good.footprint + 4 };
+    await expect(webgpuBackend.prepare({ graph, problem, plan: shifted })).rejects.toThrow(new RegExp(`multiples of ${alignment} bytes`));
+    const context = await gpuContext();
+    const small = { ...context, limits: { ...context.limits, maxStorageBufferBindingSize: 1024 } };
+    expect(() => new GpuMemory(small, { graph, problem, plan: good })).toThrow(/maxStorageBufferBindingSize 1024/);
+  });
+});
