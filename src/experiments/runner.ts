@@ -55,7 +55,10 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
   // run.json may be committed or shared: an agent's token never goes into it.
   const backends = experiment.backends.map((b) => (b.kind === 'remote' && !b.token.startsWith('env:') ? { ...b, token: '(redacted)' } : b));
-  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, ...collectRunInfo() });
+  // Device info of every local executing backend, beside the machine's (each cell carries its own too).
+  const devices = [];
+  for (const b of experiment.backends) if (b.kind === 'cpu' || b.kind === 'webgpu') devices.push(await findBackend(b.kind).device());
+  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo() });
 
   const planners: Planner[] = [];
   for (const entry of experiment.planners) {

@@ -63,7 +63,8 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
   const latency = run.results.filter((r) => r.latencyMs !== undefined);
   if (latency.length > 0) {
     const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency }).find((c) => c.id === 7)!;
-    const text = `${latencyTable(latency)}\nClaim 7 (${claim.claim}): **${claim.verdict}**. ${claim.evidence}\n`;
+    const devices = [...new Set(latency.map((r) => JSON.stringify(r.device ?? {})))].map((d) => `- ${Object.entries(JSON.parse(d) as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}`);
+    const text = `Devices:\n\n${devices.join('\n')}\n\n${latencyTable(latency)}\nClaim 7 (${claim.claim}): **${claim.verdict}**. ${claim.evidence}\n`;
     await writeFileAtomic(join(out, `${name}-latency.md`), text);
     files.push(join(out, `${name}-latency.md`));
     return { markdown: `${markdown}\n${text}`, files };

@@ -41,7 +41,8 @@ export function latencyChartSpec(results: readonly CellResult[], options: { titl
         {
           transform: [{ filter: "datum.kind === 'ours'" }],
           mark: { type: 'point', filled: true, size: 70 },
-          encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } }, color },
+          // One shape per backend, so CPU, WebGPU and remote runs of a plan sit apart.
+          encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } }, color, shape: { field: 'backend', type: 'nominal', title: 'backend' } },
         },
         { transform: [{ filter: "datum.kind === 'peer'" }], mark: { type: 'rule', strokeDash: [4, 3], color: '#555' }, encoding: { y: { field: 'median', type: 'quantitative' } } },
       ],
