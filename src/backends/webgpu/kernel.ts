@@ -14,7 +14,9 @@ import type { Layout, Node, OpType } from '../../graph/ir.ts';
  *   y_st(i: u32, v: f32)           store element i         (write arguments)
  *   y_st4(i: u32, v: vec4<f32>)    store elements 4i..4i+3 (write arguments with vec4)
  *
- * and defines `fn run(i: u32)`, called once per invocation i in [0, invocations).
+ * and defines `fn run(i: u32)`, called for every invocation i in [0, invocations) (and
+ * again for the last i by the invocations that pad the grid: a kernel writes only its
+ * output, never reads it back, and writes the same values each time).
  * A u32 data argument `t` gets `t_ld(i: u32) -> u32`. Sizes and attributes are NOT in the
  * source but in the dispatch's parameters (kernels/wgsl.ts, Params), read with `prm(k)`;
  * so a shader is compiled once per kernel variant, whatever the shapes.

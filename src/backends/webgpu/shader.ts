@@ -34,9 +34,9 @@ export interface AssembledDispatch {
  * each addressed from its own element offset, so the dispatch runs, and a bad plan computes
  * the wrong values it deserves (the outputs then differ from the naive plan's).
  * Data arguments (the kernel's own buffers, never written) are bound read-only, and so are
- * the parameters (`prm(k)`), after every argument: a storage buffer, not a uniform one,
- * because Mesa's lavapipe specializes (recompiles) a shader for the values of the uniforms
- * its loops depend on, which would cost a compilation per shape.
+ * the parameters (`prm(k)`), after every argument: a storage buffer, not a uniform one, as
+ * Mesa's lavapipe can inline the values of small uniform buffers that loops depend on into
+ * the shader, which would bring back a compilation per shape.
  */
 export function assembleDispatch(spec: DispatchSpec, rangeOf: (arg: KernelArg) => GpuTensor, paramsRange: (params: Uint32Array) => GpuTensor, maxWorkgroupsPerDimension: number): AssembledDispatch {
   const ranges = spec.args.map(rangeOf);
@@ -75,18 +75,15 @@ export function assembleDispatch(spec: DispatchSpec, rangeOf: (arg: KernelArg) =
   bindings.push({ range: paramsRange(params), kind: 'r' });
   declarations.push(`@group(0) @binding(${paramsIndex}) var<storage, read> params_: array<vec4<u32>>;`);
   accessors.push('fn prm(k: u32) -> u32 { return params_[k / 4u][k % 4u]; }', ACTIVATION_WGSL);
-  const code = [
-    ...declarations,
-    ...accessors,
-    spec.code.trim(),
-    `@compute @workgroup_size(${WORKGROUP_SIZE})`,
+  // No early return for the invocations that pad the grid: they redo the last invocation
+  // (kernels write only their output and never read it back, so they write the same values),
+  // and every invocation of a workgroup stays on one path.
+  const entry = [
     `fn main(@builtin(global_invocation_id) gid: vec3<u32>) {`,
-    `  let i = gid.x + gid.y * prm(${gridAt + 1}u);`,
-    `  if (i >= prm(${gridAt}u)) { return; }`,
-    `  run(i);`,
+    `  run(min(gid.x + gid.y * prm(${gridAt + 1}u), prm(${gridAt}u) - 1u));`,
     `}`,
-    '',
-  ].join('\n');
+  ];
+  const code = [...declarations, ...accessors, spec.code.trim(), `@compute @workgroup_size(${WORKGROUP_SIZE})`, ...entry, ''].join('\n');
   return { label: spec.label, code, signature: bindings.map((b) => b.kind).join(''), bindings, workgroups: [x, y] };
 }
 

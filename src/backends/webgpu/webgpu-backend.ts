@@ -19,6 +19,10 @@ export interface WebGpuPreparedNetwork extends PreparedNetwork {
   readonly dispatches: number;
 }
 
+export interface WebGpuBackend extends Backend {
+  prepare(request: PrepareRequest): Promise<WebGpuPreparedNetwork>;
+}
+
 /**
  * The WebGPU backend (Dawn for Node on Vulkan; a software driver such as Mesa's lavapipe
  * where there is no GPU: see docs/webgpu.md). Intermediate tensors live exactly where the
@@ -28,7 +32,7 @@ export interface WebGpuPreparedNetwork extends PreparedNetwork {
  * every dispatch into one compute pass of one command buffer, submits it and reads the
  * outputs back.
  */
-export const webgpuBackend: Backend = {
+export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
 
   async device(): Promise<DeviceInfo> {
@@ -103,22 +107,27 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
       device.queue.writeBuffer(target.buffer, target.offset, given.buffer, given.byteOffset, given.byteLength);
     }
     device.pushErrorScope('validation');
-    const encoder = device.createCommandEncoder({ label: graph.name });
-    const pass = encoder.beginComputePass(timer.passDescriptor());
-    for (const dispatch of dispatches) {
-      pass.setPipeline(dispatch.pipeline);
-      pass.setBindGroup(0, dispatch.bindGroup);
-      pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
+    let rejected: Promise<GPUError | null>;
+    try {
+      const encoder = device.createCommandEncoder({ label: graph.name });
+      const pass = encoder.beginComputePass(timer.passDescriptor());
+      for (const dispatch of dispatches) {
+        pass.setPipeline(dispatch.pipeline);
+        pass.setBindGroup(0, dispatch.bindGroup);
+        pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
+      }
+      pass.end();
+      timer.encodeResolve(encoder);
+      for (const output of outputs) encoder.copyBufferToBuffer(output.range.buffer, output.range.offset, staging, output.at, output.range.size);
+      device.queue.submit([encoder.finish()]);
+      timer.submitted();
+    } finally {
+      rejected = device.popErrorScope();
     }
-    pass.end();
-    timer.encodeResolve(encoder);
-    for (const output of outputs) encoder.copyBufferToBuffer(output.range.buffer, output.range.offset, staging, output.at, output.range.size);
-    device.queue.submit([encoder.finish()]);
-    timer.submitted();
-    const error = await deviceWork(device.popErrorScope());
+    const error = await deviceWork(rejected);
     if (error) throw new BackendError(`the WebGPU device rejected the inference of ${graph.name}: ${error.message}`);
-    lastDeviceMs = await timer.elapsedMs();
-    await deviceWork(staging.mapAsync(flags.MAP_MODE_READ));
+    const [elapsed] = await Promise.all([timer.elapsedMs(), deviceWork(staging.mapAsync(flags.MAP_MODE_READ))]);
+    lastDeviceMs = elapsed;
     try {
       const mapped = staging.getMappedRange();
       return new Map(outputs.map((o) => [o.name, new Float32Array(mapped.slice(o.at, o.at + o.range.size))]));

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../../src/backends/backend.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
 import { relativeError } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import { gpuContext } from '../../../src/backends/webgpu/device.ts';
 import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
-import { webgpuBackend, type WebGpuPreparedNetwork } from '../../../src/backends/webgpu/webgpu-backend.ts';
+import { DispatchTimer } from '../../../src/backends/webgpu/timing.ts';
+import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
@@ -29,7 +31,7 @@ const NETWORKS = [
 /** The tolerance against the CPU backend: largest difference over the largest magnitude. */
 const TOLERANCE = 1e-3;
 
-async function run(graph: Graph, plan: VerifiedResult, backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
+async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
   const problem = graphToProblem(graph, { elementSize: 4 });
   const prepared = await backend.prepare({ graph, problem, plan });
   try {
@@ -110,7 +112,7 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     const graph = weightedGraph(buildZooModel('zoo:mobilenet-v1?input=96'), 'seeded', 1);
     const problem = graphToProblem(graph, { elementSize: 4 });
     const plan = planAndVerify(findPlanner('shared-objects/greedy-by-size-improved'), problem, { alignment: await webgpuBackend.requiredAlignment() });
-    const prepared = (await webgpuBackend.prepare({ graph, problem, plan })) as WebGpuPreparedNetwork;
+    const prepared = await webgpuBackend.prepare({ graph, problem, plan });
     expect(prepared.plannedBytes).toBe(plan.footprint);
     expect(prepared.lastDeviceMs).toBeUndefined();
     await prepared.infer(seededInputs(graph, 1));
@@ -119,6 +121,17 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     expect(prepared.dispatches).toBe(graph.nodes.length);
     await expect(prepared.infer(new Map())).rejects.toThrow(BackendError);
     prepared.dispose();
+    // Without timestamp queries: wall time from submit until the queue is done.
+    const context = await gpuContext();
+    const wall = new DispatchTimer({ ...context, timing: 'wall-clock' });
+    expect(wall.passDescriptor().timestampWrites).toBeUndefined();
+    const encoder = context.device.createCommandEncoder();
+    encoder.beginComputePass(wall.passDescriptor()).end();
+    wall.encodeResolve(encoder);
+    context.device.queue.submit([encoder.finish()]);
+    wall.submitted();
+    expect(await wall.elapsedMs()).toBeGreaterThanOrEqual(0);
+    wall.destroy();
   });
 
   it('reports latency, memory and the proof against naive through executeGraph', async () => {

@@ -28,9 +28,6 @@ export interface ConvGeometry {
   readonly og: number;
 }
 
-/** Output pixels one invocation computes (they share every weight load). */
-const PIXELS = 4;
-
 /**
  * Conv: groups = 1, depthwise (groups = input channels, any multiplier) and any other group
  * count; weights OHWI, 1HWO or OIHW (repacked once to [tap][output channel]); optional bias;
@@ -130,11 +127,15 @@ function geometryParams(g: ConvGeometry, activation: Activation): Params {
     .activation(activation);
 }
 
-/** WGSL: invocation-local pixel j's batch n{j}, in-plane index r{j} and window origin iy{j}, ix{j}. */
-function pixelLines(pixels: number): string[] {
+/** Output pixels one invocation computes: they share every weight load (measured best on lavapipe, with 4 channels). */
+const PIXELS = 4;
+
+/** WGSL: pixel j of pixel block `pb`: batch n{j}, in-plane index r{j}, window origin iy{j}, ix{j}; valid{j} when it exists. */
+function pixelLines(): string[] {
   const lines: string[] = [];
-  for (let j = 0; j < pixels; j++) {
-    lines.push(`  let p${j} = min(pb * ${pixels}u + ${j}u, PIXELS - 1u);`);
+  for (let j = 0; j < PIXELS; j++) {
+    lines.push(`  let valid${j} = pb * ${PIXELS}u + ${j}u < PIXELS;`);
+    lines.push(`  let p${j} = min(pb * ${PIXELS}u + ${j}u, PIXELS - 1u);`);
     lines.push(`  let n${j} = p${j} / (OUT_H * OUT_W);`);
     lines.push(`  let r${j} = p${j} % (OUT_H * OUT_W);`);
     lines.push(`  let iy${j} = i32(r${j} / OUT_W) * SH - PT;`);
@@ -144,9 +145,9 @@ function pixelLines(pixels: number): string[] {
 }
 
 /** WGSL inside the (ky, kx) loop, per pixel j: the tap's coordinates yy{j}, xx{j} and whether they are inside the input (ok{j}). */
-function tapLines(pixels: number): string[] {
+function tapLines(): string[] {
   const lines: string[] = [];
-  for (let j = 0; j < pixels; j++) {
+  for (let j = 0; j < PIXELS; j++) {
     lines.push(`      let yy${j} = iy${j} + i32(ky) * DH;`);
     lines.push(`      let xx${j} = ix${j} + i32(kx) * DW;`);
     lines.push(`      let ok${j} = yy${j} >= 0i && yy${j} < i32(IN_H) && xx${j} >= 0i && xx${j} < i32(IN_W);`);
@@ -154,23 +155,22 @@ function tapLines(pixels: number): string[] {
   return lines;
 }
 
-/** WGSL storing pixel j's result `res` for output channel `o` (scalar), in the layout. */
+/** WGSL storing `value` for pixel j, output channel `o` (scalar), in the layout. */
 function storeScalar(layout: Layout, j: number, o: string, value: string): string {
   return `y_st(${index4(layout, 'OUT_', `n${j}`, `r${j} / OUT_W`, `r${j} % OUT_W`, o)}, ${value});`;
 }
 
 /**
  * A convolution (not depthwise), or a dense layer as one: each invocation computes 4 output
- * channels (vec4 weights; 1 when a group's output channels are not a multiple of 4) of
- * PIXELS output pixels, over k = (ky, kx, ci), reading 4 input channels at a time (vec4)
- * where NHWC channels allow.
+ * channels (vec4 weights, repacked to [k][output channel] and padded to 4; 1 channel when a
+ * group's output channels are not a multiple of 4) of PIXELS output pixels, over
+ * k = (ky, kx, ci), reading 4 input channels at a time (vec4) where NHWC channels allow.
+ * Neighbouring invocations compute neighbouring channel blocks of the same pixels.
  */
 export function convSpec(label: string, layout: Layout, g: ConvGeometry, taps: Float32Array, bias: Float32Array, activation: Activation, input: string, output: string): DispatchSpec {
   const totalPixels = g.n * g.oh * g.ow;
-  const px = PIXELS;
-  const pixelBlocks = Math.ceil(totalPixels / px);
   const oc = g.groups === 1 || g.og % 4 === 0 ? 4 : 1;
-  const oPadded = oc === 4 ? Math.ceil(g.o / 4) * 4 : g.o;
+  const oPadded = Math.ceil(g.o / oc) * oc;
   const oBlocks = oPadded / oc;
   const vecX = layout === 'NHWC' && g.cg % 4 === 0 && g.c % 4 === 0;
   const vecY = layout === 'NHWC' && oc === 4 && g.o % 4 === 0;
@@ -185,16 +185,16 @@ export function convSpec(label: string, layout: Layout, g: ConvGeometry, taps: F
   lines.push('  let pb = i / OBLOCKS;');
   lines.push(`  let o0 = ob * ${oc}u;`);
   lines.push('  let cb = (o0 / OG) * CG;');
-  lines.push(...pixelLines(px));
-  for (let j = 0; j < px; j++) lines.push(`  var a${j} = ${acc}(0.0f);`);
+  lines.push(...pixelLines());
+  for (let j = 0; j < PIXELS; j++) lines.push(`  var a${j} = ${acc}(0.0f);`);
   lines.push('  for (var ky = 0u; ky < KH; ky++) {');
   lines.push('    for (var kx = 0u; kx < KW; kx++) {');
   lines.push('      let kb = (ky * KW + kx) * CG;');
-  lines.push(...tapLines(px));
-  for (let j = 0; j < px; j++) lines.push(`      let s${j} = select(0u, ${index4(layout, 'IN_', `n${j}`, `u32(yy${j})`, `u32(xx${j})`, 'cb')}, ok${j});`);
+  lines.push(...tapLines());
+  for (let j = 0; j < PIXELS; j++) lines.push(`      let s${j} = select(0u, ${index4(layout, 'IN_', `n${j}`, `u32(yy${j})`, `u32(xx${j})`, 'cb')}, ok${j});`);
   lines.push(`      for (var ci = 0u; ci < CG; ci += ${step}u) {`);
   for (let r = 0; r < step; r++) lines.push(oc === 4 ? `        let w${r} = w_ld4((kb + ci + ${r}u) * OBLOCKS + ob);` : `        let w${r} = w_ld((kb + ci + ${r}u) * OUT_C + o0);`);
-  for (let j = 0; j < px; j++) {
+  for (let j = 0; j < PIXELS; j++) {
     if (vecX) {
       lines.push(`        let v${j} = select(vec4<f32>(0.0f), x_ld4((s${j} + ci) / 4u), ok${j});`);
       lines.push(`        a${j} += v${j}.x * w0 + v${j}.y * w1 + v${j}.z * w2 + v${j}.w * w3;`);
@@ -207,8 +207,8 @@ export function convSpec(label: string, layout: Layout, g: ConvGeometry, taps: F
   lines.push('    }');
   lines.push('  }');
   lines.push(oc === 4 ? '  let bv = bias_ld4(ob);' : '  let bv = bias_ld(o0);');
-  for (let j = 0; j < px; j++) {
-    lines.push(`  if (pb * ${px}u + ${j}u < PIXELS) {`);
+  for (let j = 0; j < PIXELS; j++) {
+    lines.push(`  if (valid${j}) {`);
     lines.push(`    let res = ${act(`a${j} + bv`, oc === 4)};`);
     if (vecY) {
       lines.push(`    y_st4((p${j} * OUT_C + o0) / 4u, res);`);
@@ -224,25 +224,23 @@ export function convSpec(label: string, layout: Layout, g: ConvGeometry, taps: F
     label,
     args: [
       { kind: 'tensor', name: 'x', tensor: input, access: 'read', vec4: vecX },
-      { kind: 'data', name: 'w', data: oc === 4 ? padColumns(taps, k, g.o, oPadded) : taps, vec4: oc === 4 },
-      { kind: 'data', name: 'bias', data: oc === 4 ? padTo(bias, oPadded) : bias, vec4: oc === 4 },
+      { kind: 'data', name: 'w', data: padColumns(taps, k, g.o, oPadded), vec4: oc === 4 },
+      { kind: 'data', name: 'bias', data: padTo(bias, oPadded), vec4: oc === 4 },
       { kind: 'tensor', name: 'y', tensor: output, access: 'write', vec4: vecY },
     ],
     code: lines.join('\n'),
     params: params.values(),
-    invocations: oBlocks * pixelBlocks,
+    invocations: oBlocks * Math.ceil(totalPixels / PIXELS),
   };
 }
 
 /**
  * Depthwise: output channel o reads input channel o / multiplier. NHWC with multiplier 1 and
- * channels a multiple of 4: 4 channels per invocation (vec4), PIXELS pixels; otherwise one
- * channel of PIXELS pixels.
+ * channels a multiple of 4: 4 channels per invocation (vec4); otherwise one channel; PIXELS
+ * pixels per invocation, neighbouring invocations on neighbouring channels.
  */
 function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Float32Array, bias: Float32Array, activation: Activation, input: string, output: string): DispatchSpec {
   const totalPixels = g.n * g.oh * g.ow;
-  const px = PIXELS;
-  const pixelBlocks = Math.ceil(totalPixels / px);
   const vec = layout === 'NHWC' && g.o === g.c && g.c % 4 === 0;
   const blocks = vec ? g.o / 4 : g.o;
   const params = geometryParams(g, activation).u('BLOCKS', blocks).u('MULTIPLIER', g.o / g.c);
@@ -252,14 +250,14 @@ function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Flo
   lines.push(params.lets());
   lines.push('  let cb = i % BLOCKS;');
   lines.push('  let pb = i / BLOCKS;');
-  lines.push(...pixelLines(px));
-  for (let j = 0; j < px; j++) lines.push(`  var a${j} = ${t}(0.0f);`);
   lines.push('  let ci = cb / MULTIPLIER;');
+  lines.push(...pixelLines());
+  for (let j = 0; j < PIXELS; j++) lines.push(`  var a${j} = ${t}(0.0f);`);
   lines.push('  for (var ky = 0u; ky < KH; ky++) {');
   lines.push('    for (var kx = 0u; kx < KW; kx++) {');
   lines.push(`      let wt = ${vec ? 'w_ld4((ky * KW + kx) * BLOCKS + cb)' : 'w_ld((ky * KW + kx) * OUT_C + cb)'};`);
-  lines.push(...tapLines(px));
-  for (let j = 0; j < px; j++) {
+  lines.push(...tapLines());
+  for (let j = 0; j < PIXELS; j++) {
     // Outside the input: index 0 is read and its value replaced by 0.
     const at = vec ? `((n${j} * IN_H + u32(yy${j})) * IN_W + u32(xx${j})) * BLOCKS + cb` : index4(layout, 'IN_', `n${j}`, `u32(yy${j})`, `u32(xx${j})`, 'ci');
     lines.push(`      a${j} += select(${t}(0.0f), ${vec ? 'x_ld4' : 'x_ld'}(select(0u, ${at}, ok${j})), ok${j}) * wt;`);
@@ -267,11 +265,9 @@ function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Flo
   lines.push('    }');
   lines.push('  }');
   lines.push(`  let bv = ${vec ? 'bias_ld4(cb)' : 'bias_ld(cb)'};`);
-  for (let j = 0; j < px; j++) {
-    lines.push(`  if (pb * ${px}u + ${j}u < PIXELS) {`);
+  for (let j = 0; j < PIXELS; j++) {
     const res = act(`a${j} + bv`, vec);
-    lines.push(vec ? `    y_st4(p${j} * BLOCKS + cb, ${res});` : `    ${storeScalar(layout, j, 'cb', res)}`);
-    lines.push('  }');
+    lines.push(`  if (valid${j}) { ${vec ? `y_st4(p${j} * BLOCKS + cb, ${res});` : storeScalar(layout, j, 'cb', res)} }`);
   }
   lines.push('}');
   return {
@@ -284,6 +280,6 @@ function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Flo
     ],
     code: lines.join('\n'),
     params: params.values(),
-    invocations: blocks * pixelBlocks,
+    invocations: blocks * Math.ceil(totalPixels / PIXELS),
   };
 }

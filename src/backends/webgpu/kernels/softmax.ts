@@ -21,9 +21,9 @@ export const softmax: WebGpuKernel = (context) => {
     `  var m = ${LOWEST_F32};`,
     '  for (var k = 0u; k < LEN; k++) { m = max(m, x_ld(base + k * INNER)); }',
     '  var s = 0.0f;',
-    '  for (var k = 0u; k < LEN; k++) { let at = base + k * INNER; let e = exp((x_ld(at) - m) * BETA); y_st(at, e); s += e; }',
+    '  for (var k = 0u; k < LEN; k++) { s += exp((x_ld(base + k * INNER) - m) * BETA); }',
     '  let scale = 1.0f / s;',
-    '  for (var k = 0u; k < LEN; k++) { let at = base + k * INNER; y_st(at, y_ld(at) * scale); }',
+    '  for (var k = 0u; k < LEN; k++) { let at = base + k * INNER; y_st(at, exp((x_ld(at) - m) * BETA) * scale); }',
     '}',
   ].join('\n');
   return [
