@@ -17,6 +17,12 @@ export interface PreparedNetwork {
   readonly plannedBytes: number;
   /** Runs the network once on these graph inputs; returns copies of the graph outputs. */
   infer(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>>;
+  /**
+   * Milliseconds the device itself spent on the last inference, by its own clock (WebGPU
+   * timestamp queries), without the host's uploads and readbacks; absent where the backend
+   * has no such clock.
+   */
+  readonly lastDeviceMs?: number | undefined;
   dispose(): void;
 }
 
@@ -32,6 +38,8 @@ export interface PrepareRequest {
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */
 export interface Backend {
   readonly kind: string;
+  /** One line for `memplan list backends`. */
+  readonly title: string;
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;

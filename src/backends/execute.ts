@@ -45,6 +45,12 @@ export interface ExecuteReport {
   readonly planner: string;
   readonly footprint: number;
   readonly latencyMs: LatencySummary;
+  /**
+   * The device's own time per inference (GPU timestamp queries: the dispatches alone, no
+   * upload or readback), when the backend measures it for every repetition; `device.timing`
+   * says how it was measured.
+   */
+  readonly deviceMs?: LatencySummary;
   /** Outputs bit-identical to the naive plan's; null when not checked. */
   readonly matchesNaive: boolean | null;
   readonly peakRssBytes: number;
@@ -103,10 +109,12 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
   let outputs = new Map<string, Float32Array>();
   for (let k = 0; k < options.warmup; k++) outputs = await prepared.infer(inputs);
   const samples: number[] = [];
+  const deviceSamples: number[] = [];
   for (let k = 0; k < options.repetitions; k++) {
     const started = performance.now();
     outputs = await prepared.infer(inputs);
     samples.push(performance.now() - started);
+    if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
   }
   prepared.dispose();
   let matchesNaive: boolean | null = null;
@@ -128,6 +136,7 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
     planner: options.planner.id,
     footprint: plan.footprint,
     latencyMs,
+    ...(deviceSamples.length === samples.length && samples.length > 0 ? { deviceMs: summarizeLatency(deviceSamples, options.seed) } : {}),
     matchesNaive,
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     device: await options.backend.device(),

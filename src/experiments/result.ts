@@ -40,6 +40,8 @@ export interface CellResult {
   readonly timeMs: TimingSummary;
   /** Executing backends only: inference latency inside this plan. */
   readonly latencyMs?: LatencySummary;
+  /** Executing backends with a device clock (WebGPU timestamp queries): the device's own time per inference. */
+  readonly deviceMs?: LatencySummary;
   /** Executing backends only: outputs bit-identical to the naive plan's (null: not checked). */
   readonly matchesNaive?: boolean | null;
   /** Executing backends only: the peer runtime's latency on the same network, and ours over it. */

@@ -126,6 +126,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
             ...result,
             footprint: report.footprint,
             latencyMs: report.latencyMs,
+            ...(report.deviceMs ? { deviceMs: report.deviceMs } : {}),
             matchesNaive: report.matchesNaive,
             device: report.device,
             ...(peer ? { peer: { ...peer, ratio: report.latencyMs.median / peer.latencyMs.median } } : {}),

@@ -74,14 +74,17 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
 
 /** Latency per network and planner, with the peer runtime's where measured. */
 function latencyTable(results: readonly CellResult[]): string {
+  // The device's own clock (GPU timestamps) gets its columns only where some cell has it.
+  const withDevice = results.some((r) => r.deviceMs !== undefined);
   const rows = results.map((r) => {
     const l = r.latencyMs!;
     const peer = r.peer ? `${r.peer.latencyMs.median.toFixed(2)} | ${r.peer.ratio.toFixed(2)}x | ${r.peer.relativeError.toExponential(1)}` : '— | — | —';
-    return `| ${r.modelLabel} | ${r.plannerTitle} | ${(r.footprint / 2 ** 20).toFixed(3)} | ${l.median.toFixed(2)} | [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] | ${r.matchesNaive === null ? 'not checked' : r.matchesNaive ? 'yes' : 'NO'} | ${peer} |`;
+    const device = !withDevice ? '' : r.deviceMs ? ` ${r.deviceMs.median.toFixed(2)} | [${r.deviceMs.ci95[0].toFixed(2)}, ${r.deviceMs.ci95[1].toFixed(2)}] |` : ' — | — |';
+    return `| ${r.modelLabel} | ${r.plannerTitle} | ${(r.footprint / 2 ** 20).toFixed(3)} | ${l.median.toFixed(2)} | [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] |${device} ${r.matchesNaive === null ? 'not checked' : r.matchesNaive ? 'yes' : 'NO'} | ${peer} |`;
   });
   return [
-    '| network | planner | MiB | median ms | 95% CI | = naive | peer ms | ours/peer | rel. error |',
-    '|---|---|---:|---:|---|---|---:|---:|---:|',
+    `| network | planner | MiB | median ms | 95% CI |${withDevice ? ' device ms | device 95% CI |' : ''} = naive | peer ms | ours/peer | rel. error |`,
+    `|---|---|---:|---:|---|${withDevice ? '---:|---|' : ''}---|---:|---:|---:|`,
     ...rows,
   ].join('\n');
 }

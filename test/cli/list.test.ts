@@ -46,3 +46,29 @@ describe.concurrent('memplan list planners', () => {
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });
+
+describe('memplan list backends', () => {
+  it('--json probes each backend here: cpu is available, webgpu has a device or a reason', async ({ expect }) => {
+    const run = await memplan('list', 'backends', '--json');
+    expect(run.status).toBe(0);
+    const backends = JSON.parse(run.stdout) as { kind: string; title: string; available: boolean | null; device?: Record<string, unknown>; reason?: string }[];
+    expect(backends.map((b) => b.kind)).toEqual(['cpu', 'webgpu', 'remote', 'plan-only']);
+    for (const b of backends) expect(b.title.length).toBeGreaterThan(10);
+    const cpu = backends[0];
+    expect(cpu.available).toBe(true);
+    expect(cpu.device?.backend).toBe('cpu');
+    expect(typeof cpu.device?.cores).toBe('number');
+    const webgpu = backends[1];
+    if (webgpu.available) expect(webgpu.device?.backend).toBe('webgpu');
+    else expect(webgpu.reason).toMatch(/\w+.*\./);
+  });
+
+  it('prints one row per backend with what is available here', async ({ expect }) => {
+    const run = await memplan('list', 'backends');
+    expect(run.status).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^kind +title +available here$/);
+    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(['cpu', 'webgpu', 'remote', 'plan-only']);
+    expect(lines[2]).toMatch(/ yes: /);
+  });
+});

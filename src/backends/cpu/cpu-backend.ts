@@ -13,6 +13,7 @@ import { bindMemory } from './memory.ts';
  */
 export const cpuBackend: Backend = {
   kind: 'cpu',
+  title: 'CPU: TypeScript and WebAssembly SIMD kernels, one thread',
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}` };

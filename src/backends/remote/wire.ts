@@ -525,6 +525,7 @@ export function decodeJobResponse(text: string): JobResponse {
     if (typeof report[key] !== type || report[key] === null) throw new WireError(`the job response report has no ${key}.`);
   }
   if (report.matchesNaive !== null && typeof report.matchesNaive !== 'boolean') throw new WireError('the job response report has no matchesNaive.');
+  if (report.deviceMs !== undefined && (typeof report.deviceMs !== 'object' || report.deviceMs === null)) throw new WireError('the job response report has a deviceMs that is not an object.');
   object(root.device, 'the job response device');
   return root as unknown as JobResponse;
 }

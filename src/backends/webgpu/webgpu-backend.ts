@@ -34,6 +34,7 @@ export interface WebGpuBackend extends Backend {
  */
 export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
+  title: 'WebGPU: WGSL kernels on Dawn (Vulkan; a software driver where there is no GPU)',
 
   async device(): Promise<DeviceInfo> {
     return (await gpuContext()).info;

@@ -77,6 +77,10 @@ export function registerExec(cli: Argv): Argv {
           `peak RSS    ${mib(report.peakRssBytes)} MiB`,
           `outputs     ${report.matchesNaive === null ? 'not checked' : report.matchesNaive ? 'bit-identical to the naive plan' : 'DIFFER from the naive plan'}`,
         ];
+        if (report.deviceMs) {
+          const d = report.deviceMs;
+          lines.splice(3, 0, `device time median ${d.median.toFixed(2)} ms, min ${d.min.toFixed(2)}, 95% CI [${d.ci95[0].toFixed(2)}, ${d.ci95[1].toFixed(2)}] (${String(report.device.timing ?? 'device clock')}: the dispatches alone)`);
+        }
         if (report.peer) {
           lines.push(
             `peer        ${report.peer.runtime}: median ${report.peer.latencyMs.median.toFixed(2)} ms; ours/peer ${report.peer.ratio.toFixed(2)}x; relative error ${report.peer.relativeError.toExponential(2)}`,

@@ -1,22 +1,27 @@
 import type { Argv } from 'yargs';
+import { BACKENDS } from '../../backends/registry.ts';
 import { ZOO } from '../../models/zoo.ts';
 import { PLANNERS } from '../../planners/registry.ts';
 import { alignedTable } from '../format.ts';
 
 interface ListArgs {
-  what: 'planners' | 'models';
+  what: 'planners' | 'models' | 'backends';
   json: boolean;
 }
 
 export function registerList(cli: Argv): Argv {
   return cli.command<ListArgs>(
     'list <what>',
-    'List what this build knows: planners, models',
+    'List what this build knows: planners, models, backends',
     (y) =>
       y
-        .positional('what', { choices: ['planners', 'models'] as const, demandOption: true })
+        .positional('what', { choices: ['planners', 'models', 'backends'] as const, demandOption: true })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ListArgs>,
-    (args) => {
+    async (args) => {
+      if (args.what === 'backends') {
+        await listBackends(args.json);
+        return;
+      }
       if (args.what === 'models') {
         listModels(args.json);
         return;
@@ -41,4 +46,36 @@ function listModels(json: boolean): void {
   const rows = models.map((m) => [m.source, m.title, `${m.defaults.inputSize}x${m.defaults.inputSize}`, m.reference]);
   process.stdout.write(`${alignedTable(['source', 'title', 'input', 'reproduces'], rows)}\n`);
   process.stdout.write('parameters: zoo:<model>?input=160&width=0.5&batch=2&dtype=float16 (where the model allows them)\n');
+}
+
+/**
+ * Where plans can run, each probed on this machine (the WebGPU probe starts Dawn and looks
+ * for an adapter, which takes a moment); `remote` runs on a `memplan agent` elsewhere.
+ */
+async function listBackends(json: boolean): Promise<void> {
+  const probed = await Promise.all(
+    BACKENDS.map(async ({ kind, title, device }) => {
+      try {
+        return { kind, title, available: true, device: await device() };
+      } catch (error) {
+        return { kind, title, available: false, reason: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const backends = [
+    ...probed,
+    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu or webgpu there (exec --backend remote --url --token)', available: null },
+    { kind: 'plan-only', title: 'experiments only: plan and verify, no execution (the default)', available: true },
+  ];
+  if (json) {
+    process.stdout.write(`${JSON.stringify(backends, null, 2)}\n`);
+    return;
+  }
+  const rows = backends.map((b) => [b.kind, b.title, 'device' in b && b.device ? `yes: ${describeDevice(b.device)}` : 'reason' in b ? `no: ${b.reason}` : b.available === null ? 'ask the agent' : 'yes']);
+  process.stdout.write(`${alignedTable(['kind', 'title', 'available here'], rows)}\n`);
+}
+
+function describeDevice(device: Readonly<Record<string, unknown>>): string {
+  const parts = ['cpu', 'description', 'adapter', 'vendor', 'architecture', 'driver'].flatMap((key) => (typeof device[key] === 'string' && device[key] !== '' ? [String(device[key])] : []));
+  return parts.length > 0 ? [...new Set(parts)].join(', ') : String(device.backend);
 }

@@ -139,6 +139,10 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     expect(report).toMatchObject({ backend: 'webgpu', planner: 'offsets/greedy-by-size', matchesNaive: true, device: { backend: 'webgpu' } });
     expect(report.latencyMs.runs).toBe(3);
     expect(report.footprint % (await webgpuBackend.requiredAlignment())).toBeLessThan(report.footprint);
+    // The device's own clock per inference (timestamps, or submit-to-done): never longer than the whole inference.
+    expect(report.deviceMs?.runs).toBe(3);
+    expect(report.deviceMs!.median).toBeGreaterThan(0);
+    expect(report.deviceMs!.min).toBeLessThanOrEqual(report.latencyMs.max);
   });
 
   it('says clearly when a plan does not respect the device alignment or a tensor is too large to bind', async () => {

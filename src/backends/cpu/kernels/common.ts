@@ -1,6 +1,6 @@
 import type { KernelCall } from '../kernel.ts';
-import type { Layout, Padding } from '../../../graph/ir.ts';
-import { samePadding, spatialAxes } from '../../../graph/shape-inference.ts';
+import type { Layout } from '../../../graph/ir.ts';
+import { dims4 as nodeDims4, type Dims4 } from '../../kernel-geometry.ts';
 
 /** A kernel's input that must be present. */
 export function input(call: KernelCall, index: number): Float32Array {
@@ -29,30 +29,9 @@ export function normalizeAxis(call: KernelCall, axis: number, rank: number): num
   return a;
 }
 
-/** A 4-D activation's dimensions, whatever the layout. */
-export interface Dims4 {
-  readonly n: number;
-  readonly h: number;
-  readonly w: number;
-  readonly c: number;
-}
-
+/** A 4-D activation's dimensions in this call's layout (see kernel-geometry.ts). */
 export function dims4(call: KernelCall, shape: readonly number[], layout: Layout): Dims4 {
-  if (shape.length !== 4) throw new Error(`node ${call.node.name} (${call.node.op}): expected a 4-D tensor, got [${shape.join(', ')}].`);
-  const axes = spatialAxes(layout);
-  return { n: shape[0], h: shape[axes.height], w: shape[axes.width], c: shape[axes.channels] };
-}
-
-/** The padding actually applied before the first row and column: [top, left]. */
-export function padBefore(padding: Padding, inH: number, inW: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number): [number, number] {
-  switch (padding.kind) {
-    case 'valid':
-      return [0, 0];
-    case 'same':
-      return [samePadding(inH, kh, sh, dh)[0], samePadding(inW, kw, sw, dw)[0]];
-    case 'explicit':
-      return [padding.pads[0], padding.pads[1]];
-  }
+  return nodeDims4(call.node, shape, layout);
 }
 
 /**
@@ -152,3 +131,5 @@ function sameSample(data: Float32Array, sample: Float32Array): boolean {
 function sampleIndex(k: number, n: number, length: number): number {
   return n <= 1 ? 0 : Math.floor((k * (length - 1)) / (n - 1));
 }
+
+export { padBefore, type Dims4 } from '../../kernel-geometry.ts';

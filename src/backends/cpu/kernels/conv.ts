@@ -1,35 +1,12 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel, KernelCall } from '../kernel.ts';
 import { clampRange, finishActivation } from './activation.ts';
-import { checkLength, dims4, input, interiorRange, padBefore, ScratchF32, ScratchF64, WeightCache, zerosF32 } from './common.ts';
+import { convGeometry, type ConvGeometry } from '../../kernel-geometry.ts';
+import { checkLength, input, interiorRange, ScratchF32, ScratchF64, WeightCache, zerosF32 } from './common.ts';
 import { chunkRows, gemm, gemmScalar, packB, packedLength, PANEL, stageWeights, type PackedB } from './gemm.ts';
 import { simdEngine, type Arena, type SimdEngine } from './wasm-simd.ts';
 
 type ConvNode = Extract<Node, { op: 'Conv' }>;
-
-/** Everything a convolution path needs, resolved once per call. */
-interface ConvGeometry {
-  readonly n: number;
-  readonly h: number;
-  readonly w: number;
-  readonly c: number;
-  readonly oh: number;
-  readonly ow: number;
-  readonly o: number;
-  readonly kh: number;
-  readonly kw: number;
-  readonly sh: number;
-  readonly sw: number;
-  readonly dh: number;
-  readonly dw: number;
-  readonly pt: number;
-  readonly pl: number;
-  readonly groups: number;
-  /** Input channels per group. */
-  readonly cg: number;
-  /** Output channels per group. */
-  readonly og: number;
-}
 
 /**
  * Conv: groups = 1, depthwise (groups = input channels, any multiplier) and any other
@@ -86,21 +63,7 @@ export const conv: Kernel = (call) => {
 };
 
 function geometry(call: KernelCall, node: ConvNode): ConvGeometry {
-  const inD = dims4(call, call.inputShapes[0], call.layout);
-  const outD = dims4(call, call.outputShape, call.layout);
-  const groups = node.groups;
-  if (!(groups >= 1) || inD.c % groups !== 0 || outD.c % groups !== 0) {
-    throw new Error(`node ${node.name} (Conv): ${inD.c} input and ${outD.c} output channels do not split into ${groups} groups.`);
-  }
-  if (outD.n !== inD.n) throw new Error(`node ${node.name} (Conv): the output batch ${outD.n} differs from the input's ${inD.n}.`);
-  const [kh, kw] = node.kernel;
-  const [sh, sw] = node.strides;
-  const [dh, dw] = node.dilations;
-  const [pt, pl] = padBefore(node.padding, inD.h, inD.w, kh, kw, sh, sw, dh, dw);
-  return {
-    n: inD.n, h: inD.h, w: inD.w, c: inD.c, oh: outD.h, ow: outD.w, o: outD.c,
-    kh, kw, sh, sw, dh, dw, pt, pl, groups, cg: inD.c / groups, og: outD.c / groups,
-  };
+  return convGeometry(node, call.inputShapes[0], call.outputShape, call.layout);
 }
 
 // ----- weights, derived once per weights array -----

@@ -1,32 +1,11 @@
 import type { Activation, Layout, Node } from '../../../graph/ir.ts';
 import { KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
-import { act, dims4, index4, padBefore, Params } from './wgsl.ts';
+import { convGeometry as nodeConvGeometry, type ConvGeometry } from '../../kernel-geometry.ts';
+import { act, index4, Params } from './wgsl.ts';
+
+export type { ConvGeometry };
 
 type ConvNode = Extract<Node, { op: 'Conv' }>;
-
-/** A convolution's sizes, resolved once (as the CPU kernel resolves them). */
-export interface ConvGeometry {
-  readonly n: number;
-  readonly h: number;
-  readonly w: number;
-  readonly c: number;
-  readonly oh: number;
-  readonly ow: number;
-  readonly o: number;
-  readonly kh: number;
-  readonly kw: number;
-  readonly sh: number;
-  readonly sw: number;
-  readonly dh: number;
-  readonly dw: number;
-  readonly pt: number;
-  readonly pl: number;
-  readonly groups: number;
-  /** Input channels per group. */
-  readonly cg: number;
-  /** Output channels per group. */
-  readonly og: number;
-}
 
 /**
  * Conv: groups = 1, depthwise (groups = input channels, any multiplier) and any other group
@@ -45,19 +24,9 @@ export const conv: WebGpuKernel = (context) => {
   return [convSpec(node.name, context.layout, g, taps, bias, node.activation, node.inputs[0], node.outputs[0])];
 };
 
+/** The geometry of this dispatch's convolution (one module for both backends). */
 export function convGeometry(context: KernelContext, node: ConvNode): ConvGeometry {
-  const inD = dims4(context, context.inputShapes[0]);
-  const outD = dims4(context, context.outputShape);
-  const groups = node.groups;
-  if (!(groups >= 1) || inD.c % groups !== 0 || outD.c % groups !== 0) {
-    throw new KernelError(node, `${inD.c} input and ${outD.c} output channels do not split into ${groups} groups.`);
-  }
-  if (outD.n !== inD.n) throw new KernelError(node, `the output batch ${outD.n} differs from the input's ${inD.n}.`);
-  const [kh, kw] = node.kernel;
-  const [sh, sw] = node.strides;
-  const [dh, dw] = node.dilations;
-  const [pt, pl] = padBefore(node.padding, inD.h, inD.w, kh, kw, sh, sw, dh, dw);
-  return { n: inD.n, h: inD.h, w: inD.w, c: inD.c, oh: outD.h, ow: outD.w, o: outD.c, kh, kw, sh, sw, dh, dw, pt, pl, groups, cg: inD.c / groups, og: outD.c / groups };
+  return nodeConvGeometry(node, context.inputShapes[0], context.outputShape, context.layout);
 }
 
 /** A bias input's values, or zeros when absent. */

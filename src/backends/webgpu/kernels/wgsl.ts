@@ -1,5 +1,5 @@
 import type { Activation, Layout, Padding } from '../../../graph/ir.ts';
-import { samePadding, spatialAxes } from '../../../graph/shape-inference.ts';
+import { dims4 as nodeDims4, type Dims4 } from '../../kernel-geometry.ts';
 import { KernelError, type KernelContext } from '../kernel.ts';
 
 /** TFLite's lowest float: a max pool over a window with no valid pixel. */
@@ -105,18 +105,9 @@ fn act4(v: vec4<f32>, lo: f32, hi: f32, mode: u32) -> vec4<f32> {
   return c;
 }`;
 
-/** A 4-D activation's dimensions, whatever the layout. */
-export interface Dims4 {
-  readonly n: number;
-  readonly h: number;
-  readonly w: number;
-  readonly c: number;
-}
-
+/** A 4-D activation's dimensions in the dispatch's layout (see kernel-geometry.ts). */
 export function dims4(context: KernelContext, shape: readonly number[]): Dims4 {
-  if (shape.length !== 4) throw new KernelError(context.node, `expected a 4-D tensor, got [${shape.join(', ')}].`);
-  const axes = spatialAxes(context.layout);
-  return { n: shape[0], h: shape[axes.height], w: shape[axes.width], c: shape[axes.channels] };
+  return nodeDims4(context.node, shape, context.layout);
 }
 
 /**
@@ -125,18 +116,6 @@ export function dims4(context: KernelContext, shape: readonly number[]): Dims4 {
  */
 export function index4(layout: Layout, p: string, n: string, y: string, x: string, c: string): string {
   return layout === 'NHWC' ? `(((${n}) * ${p}H + (${y})) * ${p}W + (${x})) * ${p}C + (${c})` : `(((${n}) * ${p}C + (${c})) * ${p}H + (${y})) * ${p}W + (${x})`;
-}
-
-/** The padding before the first row and column, [top, left] (as the CPU kernels compute it). */
-export function padBefore(padding: Padding, inH: number, inW: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number): [number, number] {
-  switch (padding.kind) {
-    case 'valid':
-      return [0, 0];
-    case 'same':
-      return [samePadding(inH, kh, sh, dh)[0], samePadding(inW, kw, sw, dw)[0]];
-    case 'explicit':
-      return [padding.pads[0], padding.pads[1]];
-  }
 }
 
 export function count(shape: readonly number[]): number {
@@ -180,3 +159,5 @@ export function normalizeAxis(context: KernelContext, axis: number, rank: number
 export function checkRank(context: KernelContext, shape: readonly number[]): void {
   if (shape.length > MAX_RANK) throw new KernelError(context.node, `rank ${shape.length} is above the WebGPU backend's ${MAX_RANK}.`);
 }
+
+export { padBefore, type Dims4 } from '../../kernel-geometry.ts';
