@@ -1,6 +1,6 @@
 import { mulberry32 } from '../core/synthetic.ts';
 import { elementCount, type Graph } from '../graph/ir.ts';
-import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
+import { plannedProblem, type RecordOptions } from '../graph/lifetimes.ts';
 import { withSeededWeights } from '../graph/seeded-weights.ts';
 import type { Backend, DeviceInfo } from './backend.ts';
 import { BackendError } from './backend-error.ts';
@@ -97,10 +97,15 @@ export function bitIdentical(a: ReadonlyMap<string, Float32Array>, b: ReadonlyMa
   return true;
 }
 
-/** Runs the graph inside one verified plan: latency, and optionally proof by execution against naive. */
+/**
+ * Runs the graph inside one verified plan: latency, and optionally proof by execution
+ * against naive. What runs is the planned graph (record options' transforms and operator
+ * order applied), the graph the plan's records come from: a plan holds only for the order
+ * it was made for.
+ */
 export async function executeGraph(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
-  const graph = weightedGraph(source, options.weights ?? 'seeded', options.seed);
-  const problem = graphToProblem(graph, { ...options.records, elementSize: 4 });
+  const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
+  const { graph, problem } = plannedProblem(weighted, { ...options.records, elementSize: 4 });
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
   const plan = planAndVerify(options.planner, problem, { alignment });
   if (!plan.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { RecordOptions } from '../graph/lifetimes.ts';
+import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
 import type { SourceOptions } from '../io/source.ts';
 import { UsageError } from './errors.ts';
 
@@ -10,6 +10,7 @@ export interface SourceArgs {
   roundChannels: boolean;
   fuseActivations: boolean;
   dropIdentityOps: boolean;
+  order: OperatorOrder;
 }
 
 /** The options every command that reads a network shares (how a graph becomes records). */
@@ -20,7 +21,12 @@ export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
     .option('element-size', { type: 'number', describe: 'graph sources: bytes per element for every tensor (4 = fp32, as the paper)' })
     .option('round-channels', { type: 'boolean', default: false, describe: 'graph sources: round channels up to a multiple of 4 (GPU PHWC4)' })
     .option('fuse-activations', { type: 'boolean', default: false, describe: 'graph sources: fuse standalone activations into their producers' })
-    .option('drop-identity-ops', { type: 'boolean', default: false, describe: 'graph sources: drop ops that move no data' }) as unknown as Argv<T & SourceArgs>;
+    .option('drop-identity-ops', { type: 'boolean', default: false, describe: 'graph sources: drop ops that move no data' })
+    .option('order', {
+      choices: OPERATOR_ORDERS,
+      default: 'given' as OperatorOrder,
+      describe: "graph sources: operator order; memory-aware lowers the peak of live bytes (planned and run in that order)",
+    }) as unknown as Argv<T & SourceArgs>;
 }
 
 export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
@@ -34,6 +40,7 @@ export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
     roundChannelsTo4: args.roundChannels,
     fuseActivations: args.fuseActivations,
     dropIdentityOps: args.dropIdentityOps,
+    order: args.order,
   };
 }
 

@@ -1,11 +1,23 @@
 import type { Problem } from './problem.ts';
 
 /**
+ * What an exact planner proves about its plan. Heuristics claim nothing and leave both
+ * out; the verifier checks that a claim is consistent with the plan (it cannot re-prove
+ * optimality: the tests compare exact planners with brute force on small problems).
+ */
+export interface OptimalityClaim {
+  /** True when no valid plan has a smaller footprint (proven by the search, not hoped). */
+  readonly optimal?: boolean;
+  /** A proven lower bound on the footprint of every valid plan; equals the footprint when optimal. */
+  readonly bound?: number;
+}
+
+/**
  * Shared Objects (paper, section 3): every record is assigned to one object; an
  * object holds records whose usage intervals are pairwise disjoint and is as large as
  * its largest record. Footprint: the sum of object sizes.
  */
-export interface SharedObjectsPlan {
+export interface SharedObjectsPlan extends OptimalityClaim {
   readonly approach: 'shared-objects';
   /** `objectIds[i]` is the object that holds `problem.records[i]`. */
   readonly objectIds: readonly number[];
@@ -18,7 +30,7 @@ export interface SharedObjectsPlan {
  * Offset Calculation (paper, section 4): every record gets a byte offset in one
  * arena. Footprint: the arena size, the highest end of any record.
  */
-export interface OffsetsPlan {
+export interface OffsetsPlan extends OptimalityClaim {
   readonly approach: 'offsets';
   /** `offsets[i]` is where `problem.records[i]` starts. */
   readonly offsets: readonly number[];

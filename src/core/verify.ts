@@ -7,7 +7,7 @@ import type { Problem } from './problem.ts';
  * problem alone. A plan is reported only after it has passed through here.
  */
 export interface Violation {
-  readonly kind: 'length' | 'offset' | 'alignment' | 'overlap' | 'object-id' | 'object-size' | 'shared-conflict' | 'footprint';
+  readonly kind: 'length' | 'offset' | 'alignment' | 'overlap' | 'object-id' | 'object-size' | 'shared-conflict' | 'footprint' | 'claim';
   readonly message: string;
 }
 
@@ -35,7 +35,25 @@ export function verifyPlan(problem: Problem, plan: Plan, options: VerifyOptions 
   if (!Number.isNaN(footprint) && plan.footprint !== footprint) {
     collector.add('footprint', `the plan claims a footprint of ${plan.footprint} bytes but needs ${footprint}.`);
   }
+  verifyClaim(plan, footprint, collector);
   return { valid: collector.violations.length === 0, violations: collector.violations, footprint };
+}
+
+/**
+ * An optimality claim must at least be consistent: a bound is a byte count no larger than
+ * the footprint, and "optimal" means the footprint meets it.
+ */
+function verifyClaim(plan: Plan, footprint: number, out: ViolationCollector): void {
+  const { optimal, bound } = plan;
+  if (optimal === undefined && bound === undefined) return;
+  if (!isByteCount(bound)) {
+    out.add('claim', `the plan claims a lower bound of ${bound}; a bound is a whole number of bytes >= 0 below 2^53.`);
+    return;
+  }
+  if (optimal !== undefined && typeof optimal !== 'boolean') out.add('claim', `the plan's optimality claim is ${String(optimal)}, not true or false.`);
+  if (Number.isNaN(footprint)) return;
+  if (bound > footprint) out.add('claim', `the plan claims a lower bound of ${bound} bytes above its own footprint of ${footprint}.`);
+  if (optimal === true && bound !== footprint) out.add('claim', `the plan claims to be optimal with ${footprint} bytes but proves only a bound of ${bound}.`);
 }
 
 class ViolationCollector {

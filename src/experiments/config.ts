@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { APPROACHES, type Approach } from '../core/plans.ts';
-import type { RecordOptions } from '../graph/lifetimes.ts';
+import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
 import { findPlanner, UnknownPlannerError } from '../planners/registry.ts';
 
@@ -62,12 +62,15 @@ export interface ReportOptions {
   readonly rows?: readonly string[];
   /** Published values (in `unit`) printed beside ours: planner id -> model source -> value. */
   readonly reference?: Readonly<Record<string, Readonly<Record<string, number>>>>;
-  /** Charts `memplan report` draws: footprint over the bound per network, and/or time against size. */
+  /**
+   * Charts `memplan report` draws: footprint over the bound per network, time against
+   * size, latency against memory, and/or footprint over the best proven bound against time.
+   */
   readonly charts: readonly ChartKind[];
 }
 
-export type ChartKind = 'footprint' | 'scaling' | 'latency';
-export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling', 'latency'];
+export type ChartKind = 'footprint' | 'scaling' | 'latency' | 'quality';
+export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling', 'latency', 'quality'];
 
 export interface Experiment {
   readonly name: string;
@@ -80,6 +83,8 @@ export interface Experiment {
   readonly repetitions: number;
   readonly seed: number;
   readonly alignment: number;
+  /** Seconds each search planner (offsets/exact, offsets/search, ...) may run per cell; default 10. */
+  readonly timeLimitSeconds: number;
   readonly report: ReportOptions;
   /** The experiment file; relative paths in it are relative to its folder. */
   readonly file: string;
@@ -103,14 +108,15 @@ export async function loadExperiment(file: string): Promise<Experiment> {
   return parseExperiment(text, file);
 }
 
-const RECORD_KEYS: Record<string, 'boolean' | 'size'> = {
+const RECORD_KEYS: Record<keyof RecordOptions, 'boolean' | 'size' | 'order'> = {
   includeGraphIO: 'boolean',
   elementSize: 'size',
   roundChannelsTo4: 'boolean',
   fuseActivations: 'boolean',
   dropIdentityOps: 'boolean',
+  order: 'order',
 };
-const TOP_KEYS = ['$comment', 'name', 'title', 'approach', 'models', 'records', 'planners', 'backends', 'repetitions', 'seed', 'alignment', 'report'];
+const TOP_KEYS = ['$comment', 'name', 'title', 'approach', 'models', 'records', 'planners', 'backends', 'repetitions', 'seed', 'alignment', 'timeLimitSeconds', 'report'];
 
 export function parseExperiment(text: string, file: string): Experiment {
   try {
@@ -133,6 +139,10 @@ export function parseExperiment(text: string, file: string): Experiment {
   };
   const whole = (value: unknown, path: string, min: number): number => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) fail(path, `must be a whole number >= ${min}.`);
+    return value as number;
+  };
+  const positive = (value: unknown, path: string): number => {
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) fail(path, 'must be a number > 0.');
     return value as number;
   };
   const list = (value: unknown, path: string): unknown[] => {
@@ -171,8 +181,10 @@ export function parseExperiment(text: string, file: string): Experiment {
     const given = object(root.records, '$.records');
     noStrangers(given, Object.keys(RECORD_KEYS), '$.records');
     for (const [key, value] of Object.entries(given)) {
-      if (RECORD_KEYS[key] === 'boolean' && typeof value !== 'boolean') fail(`$.records.${key}`, 'must be true or false.');
-      if (RECORD_KEYS[key] === 'size') whole(value, `$.records.${key}`, 1);
+      const kind = RECORD_KEYS[key as keyof RecordOptions];
+      if (kind === 'boolean' && typeof value !== 'boolean') fail(`$.records.${key}`, 'must be true or false.');
+      if (kind === 'size') whole(value, `$.records.${key}`, 1);
+      if (kind === 'order' && !OPERATOR_ORDERS.includes(value as OperatorOrder)) fail(`$.records.${key}`, `must be one of ${OPERATOR_ORDERS.join(', ')}.`);
       records[key] = value;
     }
   }
@@ -267,6 +279,7 @@ export function parseExperiment(text: string, file: string): Experiment {
     repetitions: root.repetitions === undefined ? 5 : whole(root.repetitions, '$.repetitions', 1),
     seed: root.seed === undefined ? 1 : whole(root.seed, '$.seed', 0),
     alignment: root.alignment === undefined ? 1 : whole(root.alignment, '$.alignment', 1),
+    timeLimitSeconds: root.timeLimitSeconds === undefined ? 10 : positive(root.timeLimitSeconds, '$.timeLimitSeconds'),
     report: { unit: unit as Unit, rows, reference: report.reference === undefined ? undefined : reference, charts },
     file,
   };

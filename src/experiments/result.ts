@@ -1,6 +1,16 @@
 import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
 import type { LatencySummary } from '../backends/latency.ts';
+import type { OperatorOrder } from '../graph/lifetimes.ts';
+
+/**
+ * The lower bounds of a network under the operator order the experiment did not use: the
+ * bound depends on the order, which the paper fixes (issue 7 reports both).
+ */
+export interface OtherOrderBounds {
+  readonly order: OperatorOrder;
+  readonly lowerBounds: LowerBounds;
+}
 
 /** Planning time over the repetitions of one cell (milliseconds). */
 export interface TimingSummary {
@@ -38,6 +48,11 @@ export interface CellResult {
   readonly ratioToNaive: number;
   readonly valid: boolean;
   readonly timeMs: TimingSummary;
+  /** Networks only: the lower bounds under the other operator order. */
+  readonly otherOrder?: OtherOrderBounds;
+  /** Exact planners only: proven optimal, and the lower bound their search proved (bytes). */
+  readonly optimal?: boolean;
+  readonly bound?: number;
   /** Executing backends only: inference latency inside this plan. */
   readonly latencyMs?: LatencySummary;
   /** Executing backends with a device clock (WebGPU timestamp queries): the device's own time per inference. */

@@ -12,7 +12,7 @@ import { beyondLimit, type Planner } from '../planners/planner.ts';
 import { ExperimentError, type BackendSpec, type Experiment } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
-import type { CellResult } from './result.ts';
+import type { CellResult, OtherOrderBounds } from './result.ts';
 import { cellKey, ResultStore } from './result-store.ts';
 import { collectRunInfo } from './run-info.ts';
 import { summarizeTimings } from './statistics.ts';
@@ -80,7 +80,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
       for (let k = 0; k < planners.length * experiment.backends.length; k++) progress.step(`${model.label} (absent)`);
       continue;
     }
-    let loaded: { graph?: Graph; problem: Problem } | undefined;
+    let loaded: LoadedModel | undefined;
     let peer: PeerReport | undefined;
     for (const planner of planners) {
       for (const backend of experiment.backends) {
@@ -98,6 +98,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
           continue;
         }
         let result = runCell(experiment, model.source, model.label, planner, label, loaded.problem);
+        if (loaded.otherOrder) result = { ...result, otherOrder: loaded.otherOrder };
         if (backend.kind !== 'plan-only' && loaded.graph !== undefined) {
           const common = {
             planner,
@@ -155,22 +156,38 @@ function agentToken(token: string, file: string): string {
   return value;
 }
 
-async function loadModel(source: string, experiment: Experiment): Promise<{ graph?: Graph; problem: Problem }> {
+interface LoadedModel {
+  readonly graph?: Graph;
+  readonly problem: Problem;
+  /** Networks only: the lower bounds under the other operator order (issue 7: both are reported). */
+  readonly otherOrder?: OtherOrderBounds;
+}
+
+async function loadModel(source: string, experiment: Experiment): Promise<LoadedModel> {
   const loaded = await loadSource(source);
-  return loaded.kind === 'records' ? { problem: loaded.problem } : { graph: loaded.graph, problem: graphToProblem(loaded.graph, experiment.records) };
+  if (loaded.kind === 'records') return { problem: loaded.problem };
+  const order = experiment.records.order ?? 'given';
+  const other = order === 'given' ? 'memory-aware' : 'given';
+  return {
+    graph: loaded.graph,
+    problem: graphToProblem(loaded.graph, experiment.records),
+    otherOrder: { order: other, lowerBounds: lowerBounds(graphToProblem(loaded.graph, { ...experiment.records, order: other })) },
+  };
 }
 
 function runCell(experiment: Experiment, source: string, label: string, planner: Planner, backend: string, problem: Problem): CellResult {
   const bounds = lowerBounds(problem);
-  const verified = planAndVerify(planner, problem, { alignment: experiment.alignment, bounds });
+  const options = { alignment: experiment.alignment, timeLimitMs: experiment.timeLimitSeconds * 1000, seed: experiment.seed };
+  const verified = planAndVerify(planner, problem, { ...options, bounds });
   if (!verified.valid) {
     throw new InvalidPlanError(`${planner.id} produced an invalid plan for ${label}: ${verified.violations[0]?.message}`);
   }
-  // The first, verified plan is one timing; the planner alone repeats for the rest.
+  // The first, verified plan is one timing; the planner alone repeats for the rest. A
+  // search runs once: its time is its limit, or the time it took to prove its plan optimal.
   const times = [verified.timeMs];
-  for (let k = 1; k < experiment.repetitions; k++) {
+  for (let k = 1; k < (planner.searches ? 1 : experiment.repetitions); k++) {
     const started = performance.now();
-    planner.plan(problem, { alignment: experiment.alignment });
+    planner.plan(problem, options);
     times.push(performance.now() - started);
   }
   const naive = naiveFootprint(problem);
@@ -192,6 +209,8 @@ function runCell(experiment: Experiment, source: string, label: string, planner:
     ratioToNaive: naive === 0 ? 1 : verified.footprint / naive,
     valid: verified.valid,
     timeMs: summarizeTimings(times),
+    ...(verified.optimal !== undefined ? { optimal: verified.optimal } : {}),
+    ...(verified.bound !== undefined ? { bound: verified.bound } : {}),
   };
 }
 

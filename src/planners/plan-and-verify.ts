@@ -22,10 +22,17 @@ export interface VerifiedResult {
   readonly offsets: readonly number[];
   /** Shared objects only. */
   readonly objects?: { readonly ids: readonly number[]; readonly sizes: readonly number[] };
+  /** Exact planners only: proven optimal or not (consistency checked by the verifier). */
+  readonly optimal?: boolean;
+  /** Exact planners only: the lower bound their search proved (bytes). */
+  readonly bound?: number;
 }
 
 export interface PlanOptions {
   readonly alignment?: number;
+  /** Search planners: their time limit (ms) and seed (see PlannerOptions). */
+  readonly timeLimitMs?: number;
+  readonly seed?: number;
   /** Pass when already computed for this problem. */
   readonly bounds?: LowerBounds;
 }
@@ -34,12 +41,13 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
   const alignment = checkAlignment(options.alignment);
   const bounds = options.bounds ?? lowerBounds(problem);
   const started = performance.now();
-  const plan = planner.plan(problem, { alignment });
+  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed });
   const timeMs = performance.now() - started;
 
   const verification = verifyPlan(problem, plan, { alignment });
   const bound = plan.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
   const ratio = (footprint: number): number => (bound === 0 ? (footprint === 0 ? 1 : Infinity) : footprint / bound);
+  const claim = { ...(plan.optimal !== undefined ? { optimal: plan.optimal } : {}), ...(plan.bound !== undefined ? { bound: plan.bound } : {}) };
   if (plan.approach === 'offsets') {
     return {
       planner: planner.id,
@@ -50,6 +58,7 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
       violations: verification.violations,
       timeMs,
       offsets: plan.offsets,
+      ...claim,
     };
   }
   // The contiguous layout is reported too, so it is verified too.
@@ -65,5 +74,6 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
     timeMs,
     offsets: layout.offsets,
     objects: { ids: plan.objectIds, sizes: plan.objectSizes },
+    ...claim,
   };
 }

@@ -5,10 +5,31 @@ import type { Problem } from '../core/problem.ts';
 export interface PlannerOptions {
   /** Bytes; offsets (and shared-object sizes) become multiples of it. Default 1. */
   readonly alignment?: number;
+  /**
+   * Search planners only (`searches: true`): wall-clock limit in milliseconds (default
+   * 10 000). A search that stops on it may return another plan on another machine.
+   */
+  readonly timeLimitMs?: number;
+  /** Search planners only: seed of their choices (default 1); the same seed, the same plan. */
+  readonly seed?: number;
 }
 
-/** Worst-case growth of planning time in the number of records, as the code runs. */
-export type Complexity = 'n' | 'n log n' | 'n^2' | 'n^3';
+/**
+ * Worst-case growth of planning time in the number of records, as the code runs;
+ * 'exponential' for searches, which stop at their time limit.
+ */
+export type Complexity = 'n' | 'n log n' | 'n^2' | 'n^3' | 'exponential';
+
+export const DEFAULT_TIME_LIMIT_MS = 10_000;
+
+/** Checks a limit option (milliseconds, nodes): a number >= 0, Infinity allowed. */
+export function checkLimit(name: string, value: number | undefined, fallback: number): number {
+  const limit = value ?? fallback;
+  if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
+    throw new RangeError(`${name} must be a number >= 0, got ${value}.`);
+  }
+  return limit;
+}
 
 interface PlannerInfo {
   /** Stable id, `<approach>/<name>` (DESIGN.md). */
@@ -22,6 +43,11 @@ interface PlannerInfo {
    * callers skip it, or refuse, above this. Absent: no limit.
    */
   readonly maxRecords?: number;
+  /**
+   * Searches under a time limit (PlannerOptions.timeLimitMs) rather than running a fixed
+   * procedure; exact planners also claim optimality (OptimalityClaim).
+   */
+  readonly searches?: boolean;
 }
 
 /** Why a planner will not take this problem, or undefined when it will. */

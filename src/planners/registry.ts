@@ -1,12 +1,16 @@
 import type { Approach } from '../core/plans.ts';
+import { bestOf } from './offsets/best-of.ts';
+import { exact as offsetsExact } from './offsets/exact.ts';
 import { greedyByBreadth as offsetsGreedyByBreadth } from './offsets/greedy-by-breadth.ts';
 import { greedyBySize as offsetsGreedyBySize } from './offsets/greedy-by-size.ts';
 import { naive as offsetsNaive } from './offsets/naive.ts';
 import { pathCover } from './offsets/path-cover.ts';
+import { search as offsetsSearch } from './offsets/search.ts';
 import { skylineByLifetime } from './offsets/skyline-by-lifetime.ts';
 import { stripPackingBestFit } from './offsets/strip-packing-best-fit.ts';
 import type { Planner } from './planner.ts';
 import { equality } from './shared-objects/equality.ts';
+import { exact as sharedObjectsExact } from './shared-objects/exact.ts';
 import { greedyByBreadth } from './shared-objects/greedy-by-breadth.ts';
 import { greedyBySizeImproved } from './shared-objects/greedy-by-size-improved.ts';
 import { greedyBySize } from './shared-objects/greedy-by-size.ts';
@@ -23,12 +27,16 @@ export const PLANNERS: readonly Planner[] = [
   greedyByBreadth,
   greedyBySize,
   greedyBySizeImproved,
+  sharedObjectsExact,
   offsetsNaive,
   offsetsGreedyBySize,
   offsetsGreedyByBreadth,
   stripPackingBestFit,
   skylineByLifetime,
   pathCover,
+  bestOf,
+  offsetsSearch,
+  offsetsExact,
 ];
 
 export function plannersOf(approach: Approach): Planner[] {

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../io/atomic-write.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
 import { latencyChartSpec } from './charts/latency-chart.ts';
 import { evaluateClaims } from './claims.ts';
+import { qualityChartSpec } from './charts/quality-chart.ts';
 import { renderChart } from './charts/render.ts';
 import { scalingChartSpec } from './charts/scaling-chart.ts';
 import { buildPaperTable, type PaperTable } from './paper-table.ts';
@@ -54,6 +55,11 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
       await renderChart(footprintChartSpec(run.results, { title: `${run.experiment.title}: footprint over the lower bound` }), base);
     } else if (chart === 'latency') {
       await renderChart(latencyChartSpec(run.results, { title: `${run.experiment.title}: latency against planned memory` }), base);
+    } else if (chart === 'quality') {
+      // Runs written before the time limit existed have none in their run.json: no rule then.
+      const limit = run.experiment.timeLimitSeconds;
+      const options = { title: `${run.experiment.title}: quality against planning time`, approach: run.experiment.approach };
+      await renderChart(qualityChartSpec(run.results, limit === undefined ? options : { ...options, timeLimitMs: limit * 1000 }), base);
     } else {
       const points = run.results.map((r) => ({ planner: r.planner, records: r.records, medianMs: r.timeMs.median, instance: r.modelLabel }));
       await renderChart(scalingChartSpec(points, { title: `${run.experiment.title}` }), base);

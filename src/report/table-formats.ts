@@ -1,16 +1,25 @@
 import { stringify } from 'csv-stringify/sync';
-import { formatValue, type PaperTable } from './paper-table.ts';
+import { formatCells, formatValue, type PaperTable, type TableRow } from './paper-table.ts';
+
+/** Says how an Optimal row reads, under any table that has one. */
+function optimalNote(table: PaperTable): string | undefined {
+  const row = table.rows.find((r) => r.kind === 'optimal');
+  if (row === undefined) return undefined;
+  const open = row.proven?.some((p) => p === false);
+  return `Optimal: proven optimal (the plan meets a proven lower bound, or the search ruled out every smaller arena)${open ? '; "<= x" marks the best plan found within the time limit, not proven' : ' in every column'}.`;
+}
 
 /** Markdown: the best strategy of each column in bold; the bound and naive rows after a gap. */
 export function tableToMarkdown(table: PaperTable): string {
   const header = `| Strategy (${table.unit}) | ${table.columns.join(' | ')} |`;
   const rule = `|---|${table.columns.map(() => '---:').join('|')}|`;
   const lines = table.rows.map((row) => {
-    const cells = row.values.map((v, c) => (row.best[c] ? `**${formatValue(v, table.unit)}**` : formatValue(v, table.unit)));
+    const cells = formatCells(row, table.unit).map((text, c) => (row.best[c] ? `**${text}**` : text));
     const label = row.kind === 'strategy' ? row.label : `*${row.label}*`;
     return `| ${label} | ${cells.join(' | ')} |`;
   });
-  return `${[`**${table.title}** (footprint in ${table.unit}; best per network in bold)`, '', header, rule, ...lines].join('\n')}\n`;
+  const note = optimalNote(table);
+  return `${[`**${table.title}** (footprint in ${table.unit}; best per network in bold)`, '', header, rule, ...lines, ...(note ? ['', note] : [])].join('\n')}\n`;
 }
 
 /** CSV: numbers only, in the table's unit; a last row names the best strategy per network. */
@@ -20,6 +29,7 @@ export function tableToCsv(table: PaperTable): string {
   return stringify([
     [`strategy (${table.unit})`, ...table.columns],
     ...table.rows.map((row) => [row.label, ...row.values.map((v) => formatValue(v, table.unit).replace('—', ''))]),
+    ...table.rows.filter((row) => row.kind === 'optimal').map((row) => [`${row.label} proven`, ...(row.proven ?? []).map((p) => (p === undefined ? '' : p ? 'yes' : 'no'))]),
     ['best', ...best],
   ]);
 }
@@ -36,19 +46,19 @@ export function tableToLatex(table: PaperTable): string {
   const body = (kinds: readonly string[]): string[] =>
     table.rows
       .filter((r) => kinds.includes(r.kind))
-      .map((row) => line(row.label, row.values.map((v, c) => (row.best[c] ? `\\textbf{${formatValue(v, table.unit)}}` : formatValue(v, table.unit).replace('—', '--')))));
+      .map((row: TableRow) => line(row.label, formatCells(row, table.unit).map((text, c) => (row.best[c] ? `\\textbf{${text}}` : text.replace('<= ', '$\\leq$ ').replace('—', '--')))));
   return `${[
     '% Requires \\usepackage{booktabs}.',
     '\\begin{table}[t]',
     '\\centering',
-    `\\caption{${latex(table.title)} (footprint in ${table.unit}; best per network in bold)}`,
+    `\\caption{${latex(table.title)} (footprint in ${table.unit}; best per network in bold)${optimalNote(table) ? ` ${latex(optimalNote(table)!)}` : ''}}`,
     `\\begin{tabular}{l${'r'.repeat(table.columns.length)}}`,
     '\\toprule',
     line('Strategy', table.columns.map(latex)),
     '\\midrule',
     ...body(['strategy', 'published']),
     '\\midrule',
-    ...body(['lower-bound', 'naive']),
+    ...body(['optimal', 'lower-bound', 'naive']),
     '\\bottomrule',
     '\\end{tabular}',
     '\\end{table}',

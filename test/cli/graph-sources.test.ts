@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { writeOnnx } from '../../src/io/onnx/write-onnx.ts';
+import { interleavedBranches } from '../fixtures/graphs.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
 
 const DEEPLAB = '../shared/reference-models/deeplabv3_257_mv_gpu.tflite';
@@ -61,6 +63,17 @@ describe.concurrent('network sources on the command line', () => {
         zoo.results[0].footprint,
       ]);
     }
+  });
+
+  it('--order memory-aware plans the operators in a lower-peak order', async ({ expect }) => {
+    // A network stored with two branches interleaved (test/fixtures/graphs.ts), as an ONNX file.
+    const onnx = join(dir, 'interleaved.onnx');
+    await writeFile(onnx, writeOnnx(interleavedBranches(), { weights: 'none' }));
+    const plan = (...extra: string[]) => memplan('plan', onnx, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json', ...extra);
+    const [given, reordered, bad] = await Promise.all([plan(), plan('--order', 'memory-aware'), plan('--order', 'fastest')]);
+    expect((JSON.parse(given.stdout) as Report).lowerBounds.offsets).toBe(96 * 1024);
+    expect((JSON.parse(reordered.stdout) as Report).lowerBounds.offsets).toBe(68 * 1024);
+    expect(userErrorLine(bad)).toMatch(/order.*"fastest".*"given", "memory-aware"/);
   });
 
   it('lists the six networks', async ({ expect }) => {

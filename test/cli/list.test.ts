@@ -2,16 +2,16 @@ import { describe, it } from 'vitest';
 import { memplan } from './run-memplan.ts';
 
 const APPROACHES = ['offsets', 'shared-objects'];
-const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3'];
+const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3', 'exponential'];
 
 describe.concurrent('memplan list planners', () => {
-  it('--json lists the 13 planners with id, approach, title, citation and complexity', async ({ expect }) => {
+  it('--json lists the 17 planners with id, approach, title, citation and complexity', async ({ expect }) => {
     const run = await memplan('list', 'planners', '--json');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     const planners = JSON.parse(run.stdout) as Record<string, unknown>[];
     expect(Array.isArray(planners)).toBe(true);
-    expect(planners).toHaveLength(13);
+    expect(planners).toHaveLength(17);
     for (const p of planners) {
       expect(Object.keys(p).sort()).toEqual(['approach', 'citation', 'complexity', 'id', 'title']);
       expect(APPROACHES).toContain(p.approach);
@@ -20,8 +20,8 @@ describe.concurrent('memplan list planners', () => {
       expect(typeof p.citation === 'string' && p.citation !== '').toBe(true);
       expect(COMPLEXITIES).toContain(p.complexity);
     }
-    expect(new Set(planners.map((p) => p.id)).size).toBe(13);
-    expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(7);
+    expect(new Set(planners.map((p) => p.id)).size).toBe(17);
+    expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(8);
   });
 
   it('prints a table with a header and one row per planner', async ({ expect }) => {

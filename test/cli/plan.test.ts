@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { memplan, once, userErrorLine } from './run-memplan.ts';
 
-/** The 13 built-in planner ids (DESIGN.md), in the order the registry lists them. */
+/** The built-in planner ids (DESIGN.md's 13, then this project's best-of, search and exact), in registry order. */
 const PLANNER_IDS = [
   'shared-objects/naive',
   'shared-objects/equality',
@@ -13,12 +13,16 @@ const PLANNER_IDS = [
   'shared-objects/greedy-by-breadth',
   'shared-objects/greedy-by-size',
   'shared-objects/greedy-by-size-improved',
+  'shared-objects/exact',
   'offsets/naive',
   'offsets/greedy-by-size',
   'offsets/greedy-by-breadth',
   'offsets/strip-packing-best-fit',
   'offsets/skyline-by-lifetime',
   'offsets/path-cover',
+  'offsets/best-of',
+  'offsets/search',
+  'offsets/exact',
 ];
 
 const PAPER = 'examples/paper-example.json';
@@ -100,7 +104,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const paperJson = once(() => memplan('plan', PAPER, '--json'));
+const paperJson = once(() => memplan('plan', PAPER, '--json', '--time-limit', '1'));
 
 describe.concurrent('memplan plan --json', () => {
   it('prints exactly one JSON object with the fields of DESIGN.md', async ({ expect }) => {
@@ -113,6 +117,7 @@ describe.concurrent('memplan plan --json', () => {
     for (const r of report.results) {
       const keys = ['approach', 'footprint', 'offsets', 'planner', 'ratioToLowerBound', 'timeMs', 'valid'];
       if (r.approach === 'shared-objects') keys.push('objects');
+      if (r.planner.endsWith('/exact')) keys.push('optimal', 'bound');
       expect(Object.keys(r).sort(), r.planner).toEqual(keys.sort());
       expect(r.valid, r.planner).toBe(true);
       expect(r.planner.startsWith(`${r.approach}/`), r.planner).toBe(true);
@@ -130,7 +135,7 @@ describe.concurrent('memplan plan --json', () => {
     expect(report.results.find((r) => r.planner === 'offsets/naive')?.footprint).toBe(234);
   });
 
-  it('without --planner, runs all 13 planners; every plan is per record, in input order, and sound', async ({ expect }) => {
+  it('without --planner, runs all 17 planners; every plan is per record, in input order, and sound', async ({ expect }) => {
     const report = reportOf(await paperJson());
     expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
     for (const r of report.results) {
@@ -155,7 +160,7 @@ describe.concurrent('memplan plan --json', () => {
   });
 
   it('reads a CSV trace; --approach offsets keeps only offsets/* planners', async ({ expect }) => {
-    const report = reportOf(await memplan('plan', traceCsv, '--approach', 'offsets', '--json'));
+    const report = reportOf(await memplan('plan', traceCsv, '--approach', 'offsets', '--json', '--time-limit', '1'));
     expect(report.source).toBe(traceCsv);
     expect(report.tensors).toBe(6);
     expect(report.operators).toBe(12); // the largest upper
@@ -178,7 +183,7 @@ describe.concurrent('memplan plan --json', () => {
   });
 
   it('--align 64 makes every offset (and every shared object size) a multiple of 64', async ({ expect }) => {
-    const report = reportOf(await memplan('plan', traceCsv, '--align', '64', '--json'));
+    const report = reportOf(await memplan('plan', traceCsv, '--align', '64', '--json', '--time-limit', '1'));
     expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
     for (const r of report.results) {
       expect(r.valid, r.planner).toBe(true);
@@ -190,9 +195,29 @@ describe.concurrent('memplan plan --json', () => {
   });
 });
 
+describe.concurrent('memplan plan --planner offsets/exact', () => {
+  it('--time-limit S --json adds "optimal" and the proven bound', async ({ expect }) => {
+    const run = await memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '5', '--json');
+    expect(run.status).toBe(0);
+    const [result] = reportOf(run).results as unknown as { planner: string; footprint: number; optimal: boolean; bound: number; valid: boolean }[];
+    expect(result).toMatchObject({ planner: 'offsets/exact', footprint: 124, optimal: true, bound: 124, valid: true });
+  });
+
+  it('says "proven optimal" in the table, and refuses a negative time limit', async ({ expect }) => {
+    const [table, bad] = await Promise.all([
+      memplan('plan', PAPER, '--planner', 'offsets/exact,offsets/search'),
+      memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '-1'),
+    ]);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/offsets\/exact .* verified, proven optimal/);
+    expect(table.stdout).toMatch(/offsets\/search .* verified$/m);
+    expect(userErrorLine(bad)).toMatch(/--time-limit must be a number of seconds >= 0, got -1/);
+  });
+});
+
 describe.concurrent('memplan plan (human output)', () => {
   it('prints an aligned table with every planner and the unit MiB', async ({ expect }) => {
-    const run = await memplan('plan', PAPER);
+    const run = await memplan('plan', PAPER, '--time-limit', '1');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(PAPER);
@@ -204,10 +229,12 @@ describe.concurrent('memplan plan (human output)', () => {
     expect(header.split(/ {2,}/)).toContain('MiB');
     const rows = lines.slice(rule + 1);
     expect(rows.map((row) => row.split(/\s+/)[0])).toEqual(PLANNER_IDS);
-    // Aligned: every row as wide as the rule, and the gaps between columns are blank in every row.
+    // Aligned: every row reaches the last column (left-aligned text, so it may end sooner
+    // than the rule), and the gaps between columns are blank in every row.
     const gaps = [...lines[rule].matchAll(/ +/g)].map((m) => m.index!);
     for (const row of rows) {
-      expect(row.length, row).toBe(lines[rule].length);
+      expect(row.length, row).toBeGreaterThan(gaps[gaps.length - 1]);
+      expect(row.length, row).toBeLessThanOrEqual(lines[rule].length);
       for (const gap of gaps) expect(row[gap], row).toBe(' ');
     }
     expect(rows.find((row) => row.startsWith('offsets/greedy-by-size '))).toMatch(/ 124 /);

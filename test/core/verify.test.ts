@@ -80,3 +80,27 @@ describe('verifier on shared-objects plans', () => {
     expect(kinds(sharedObjectsPlan([...ids], [64, 32]), { alignment: 64 })).toEqual(['alignment']);
   });
 });
+
+describe('verifier on optimality claims', () => {
+  const problem = problemOf([
+    [4, 0, 1],
+    [6, 1, 2],
+  ]);
+  const plan = offsetsPlan(problem, [0, 4]);
+
+  it('accepts a consistent claim and a plan that claims nothing', () => {
+    expect(verifyPlan(problem, plan).valid).toBe(true);
+    expect(verifyPlan(problem, { ...plan, optimal: true, bound: 10 }).valid).toBe(true);
+    expect(verifyPlan(problem, { ...plan, optimal: false, bound: 8 }).valid).toBe(true);
+    expect(verifyPlan(problem, { ...sharedObjectsPlan([0, 1], [4, 6]), optimal: true, bound: 10 }).valid).toBe(true);
+  });
+
+  it('rejects a bound above the footprint, optimal without meeting the bound, and malformed claims', () => {
+    const messages = (claim: object): string[] => verifyPlan(problem, { ...plan, ...claim }).violations.filter((v) => v.kind === 'claim').map((v) => v.message);
+    expect(messages({ optimal: false, bound: 11 })).toEqual(['the plan claims a lower bound of 11 bytes above its own footprint of 10.']);
+    expect(messages({ optimal: true, bound: 9 })).toEqual(['the plan claims to be optimal with 10 bytes but proves only a bound of 9.']);
+    expect(messages({ optimal: true })[0]).toMatch(/lower bound of undefined/);
+    expect(messages({ optimal: 'yes', bound: 10 })[0]).toMatch(/not true or false/);
+    expect(messages({ bound: -1 })[0]).toMatch(/whole number of bytes/);
+  });
+});

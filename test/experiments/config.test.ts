@@ -51,6 +51,13 @@ describe('experiment files', () => {
     expect(error({ ...base, name: 'a b' })).toMatch(/\$\.name/);
   });
 
+  it('take the operator order among the record options', () => {
+    expect(parse({ ...base, records: { order: 'memory-aware', fuseActivations: true } }).records).toEqual({ order: 'memory-aware', fuseActivations: true });
+    expect(parse(base).records.order).toBeUndefined();
+    expect(error({ ...base, records: { order: 'fastest' } })).toMatch(/experiments\/test\.json: \$\.records\.order: must be one of given, memory-aware\./);
+    expect(error({ ...base, records: { order: true } })).toMatch(/\$\.records\.order: must be one of given, memory-aware\./);
+  });
+
   it('give line and column for bad JSON', () => {
     expect(() => parseExperiment('{\n  "name": "x",\n  "approach" "offsets"\n}', FILE)).toThrow(/experiments\/test\.json:3:14: invalid JSON/);
   });

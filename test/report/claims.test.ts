@@ -86,4 +86,13 @@ describe('the claims', () => {
     const slow = { ...paperWorld, offsets: paperWorld.offsets.map((c) => ({ ...c, timeMs: { ...c.timeMs, median: 50 } })) };
     expect(evaluateClaims(slow)[7]).toMatchObject({ verdict: 'does not hold' });
   });
+
+  it('take an exact planner as the yardstick, not a competitor, and say where the bound is out of reach', () => {
+    // The optimum beats every heuristic on DeepLab v3 and lies above the bound there.
+    const exact = cells('shared-objects', ['shared-objects/exact'], { 'shared-objects/exact@deeplab-v3': 10.5, 'shared-objects/exact@mobilenet-v2': 10.4 }).map((c) => ({ ...c, optimal: true, bound: c.footprint }));
+    const claims = evaluateClaims({ ...paperWorld, sharedObjects: [...paperWorld.sharedObjects, ...exact] });
+    expect(claims[0].verdict).toBe('holds');
+    expect(claims[2].verdict).toBe('holds');
+    expect(claims[2].evidence).toMatch(/The optimum over the lower bound: .*deeplab-v3 1\.0500x/);
+  });
 });

@@ -63,3 +63,35 @@ describe('paper tables', () => {
     expect(latex).toContain('\\caption{T\\_2 \\& co');
   });
 });
+
+describe('paper tables with an exact planner and both operator orders', () => {
+  const exactCell = (model: string, footprint: number, optimal: boolean): CellResult => ({ ...cell(model, 'offsets/exact', footprint), plannerTitle: 'Optimal', optimal, bound: optimal ? footprint : 2 * MiB });
+  const otherOrder = { order: 'memory-aware' as const, lowerBounds: { offsets: 1.5 * MiB, sharedObjects: 2.5 * MiB } };
+  const withExact = [...results, exactCell('a', 2 * MiB, true), exactCell('b', 3 * MiB, false)].map((r) => ({ ...r, otherOrder }));
+  const exactTable = buildPaperTable(withExact, { title: 'T', approach: 'offsets', report: { unit: 'MiB', charts: [] } });
+
+  it('put the Optimal row above the bounds, out of the best marking, with proven per network', () => {
+    expect(exactTable.rows.map((r) => [r.label, r.kind])).toEqual([
+      ['x & y', 'strategy'],
+      ['greedy, objects contiguous', 'strategy'],
+      ['Optimal', 'optimal'],
+      ['Lower bound, given order', 'lower-bound'],
+      ['Lower bound, memory-aware order', 'lower-bound'],
+      ['Naive', 'naive'],
+    ]);
+    const optimal = exactTable.rows[2];
+    expect(optimal.proven).toEqual([true, false]);
+    expect(optimal.best).toEqual([false, false]);
+    // Column b: the heuristics' best (4 MiB) stays bold although the optimum found is 3.
+    expect(exactTable.rows[0].best).toEqual([true, true]);
+    expect(exactTable.rows[4].values).toEqual([1.5 * MiB, 1.5 * MiB]);
+  });
+
+  it('print a best found as "<= x" with a note, in Markdown, CSV and LaTeX', () => {
+    const markdown = tableToMarkdown(exactTable);
+    expect(markdown).toContain('| *Optimal* | 2.000 | <= 3.000 |');
+    expect(markdown).toMatch(/"<= x" marks the best plan found within the time limit, not proven/);
+    expect(tableToCsv(exactTable)).toContain('Optimal proven,yes,no');
+    expect(tableToLatex(exactTable)).toContain('Optimal & 2.000 & $\\leq$ 3.000 \\\\');
+  });
+});

@@ -2,7 +2,7 @@ import type { Problem } from '../../core/problem.ts';
 import { verifyPlan } from '../../core/verify.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { elementCount, type Graph } from '../../graph/ir.ts';
-import { graphToProblem } from '../../graph/lifetimes.ts';
+import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
 import { inferOutputShapes } from '../../graph/shape-inference.ts';
 import type { Planner } from '../../planners/planner.ts';
 import { WireError, type DecodedPlan, type Job } from './wire.ts';
@@ -14,6 +14,10 @@ export interface ServedBackend {
 }
 
 export interface CheckedJob {
+  /**
+   * The job to run: its graph is the planned graph the plan was verified against (record
+   * options' transforms and order applied), its record options those that apply nothing again.
+   */
   readonly job: Job;
   readonly problem: Problem;
   /** The alignment the plan was verified with: max(plan's, backend's). */
@@ -114,14 +118,15 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
   if (tensorBytes > memoryBytes) {
     throw new WireError(`the network's tensors need ${mib(tensorBytes)} MiB, more than the ${mib(memoryBytes)} MiB this agent allows a job.`);
   }
-  let problem: Problem;
+  let planned: { readonly graph: Graph; readonly problem: Problem };
   try {
-    problem = graphToProblem(job.graph, { ...job.records, elementSize: 4 });
+    planned = plannedProblem(job.graph, { ...job.records, elementSize: 4 });
   } catch (error) {
     throw new WireError((error as Error).message);
   }
+  const { problem } = planned;
   for (const record of problem.records) {
-    const bytes = elementCount(job.graph.tensors.get(record.id)?.shape ?? []) * 4;
+    const bytes = elementCount(planned.graph.tensors.get(record.id)?.shape ?? []) * 4;
     if (record.size !== bytes) {
       throw new WireError(`record ${record.id} is ${record.size} bytes but its tensor holds ${bytes} as float32; jobs run with records of the tensors' own size (no roundChannelsTo4).`);
     }
@@ -140,7 +145,7 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
   if (!verification.valid) {
     throw new WireError(`the plan of ${job.plan.planner} fails the verifier: ${verification.violations[0].message}`);
   }
-  return { job, problem, alignment };
+  return { job: { ...job, graph: planned.graph, records: plannedGraphOptions(job.records) }, problem, alignment };
 }
 
 function mib(bytes: number): string {

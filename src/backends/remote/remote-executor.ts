@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Graph } from '../../graph/ir.ts';
-import { graphToProblem, type RecordOptions } from '../../graph/lifetimes.ts';
+import { plannedGraphOptions, plannedProblem, type RecordOptions } from '../../graph/lifetimes.ts';
 import { weightedGraph, type ExecuteReport } from '../execute.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
@@ -67,7 +67,7 @@ export async function agentInfo(url: string, token: string, timeoutSeconds = INF
 
 /**
  * executeGraph on a machine running `memplan agent`: plans and verifies here (with the
- * alignment the agent's backend needs), sends the graph with its weights and the plan, and
+ * alignment the agent's backend needs), sends the planned graph with its weights and the plan, and
  * returns the agent's report, with the agent's machine under `device.remote`.
  */
 export async function executeRemote(source: Graph, options: RemoteOptions): Promise<ExecuteReport> {
@@ -79,9 +79,13 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
     throw new RemoteError(`agent ${base.origin} serves ${info.device.backends.map((b) => b.kind).join(', ')}, not ${kind}.`);
   }
 
-  const graph = weightedGraph(source, options.weights ?? 'seeded', options.seed);
-  const records = jobRecordOptions(options.records);
-  const problem = graphToProblem(graph, { ...records, elementSize: 4 });
+  const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
+  // The agent gets the planned graph (transformed, in the order planned here) and record
+  // options that do neither again: it runs exactly the order the plan was made for, whatever
+  // its own version of the scheduler would choose.
+  const wanted = jobRecordOptions(options.records);
+  const { graph, problem } = plannedProblem(weighted, { ...wanted, elementSize: 4 });
+  const records = plannedGraphOptions(wanted);
   const alignment = Math.max(served.requiredAlignment, options.alignment ?? 1);
   const verified = planAndVerify(options.planner, problem, { alignment });
   if (!verified.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${verified.violations[0]?.message}`);

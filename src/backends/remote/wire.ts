@@ -2,7 +2,7 @@ import { endianness } from 'node:os';
 import type { Plan } from '../../core/plans.ts';
 import { isDType } from '../../graph/dtype.ts';
 import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../../graph/ir.ts';
-import type { RecordOptions } from '../../graph/lifetimes.ts';
+import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../../graph/lifetimes.ts';
 import type { ExecuteReport } from '../execute.ts';
 import type { DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
@@ -243,7 +243,7 @@ export function encodeGraph(graph: Graph): WireGraph {
   };
 }
 
-type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode';
+type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'order';
 
 /** Every op's fields beside name, op, inputs and outputs (ir.ts OpSpec): nothing else is taken. */
 const OP_FIELDS: Readonly<Record<Node['op'], Readonly<Record<string, FieldKind>>>> = {
@@ -302,6 +302,8 @@ function decodeField(kind: FieldKind, value: unknown, what: string): unknown {
       return value === 'OHWI' || value === '1HWO' || value === 'OIHW' ? value : fail('OHWI, 1HWO or OIHW');
     case 'resizeMode':
       return value === 'bilinear' || value === 'nearest' ? value : fail('bilinear or nearest');
+    case 'order':
+      return OPERATOR_ORDERS.includes(value as OperatorOrder) ? value : fail(OPERATOR_ORDERS.join(' or '));
     case 'pair':
       return Array.isArray(value) && value.length === 2 && value.every((v) => isInt(v) && v >= 1) ? [value[0], value[1]] : fail('two whole numbers >= 1');
     case 'ints':
@@ -411,12 +413,13 @@ export function encodeJob(job: { graph: Graph; records: RecordOptions; plan: Wir
   return JSON.stringify(request);
 }
 
-const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive'>> = {
+const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive' | 'order'>> = {
   includeGraphIO: 'boolean',
   elementSize: 'positive',
   roundChannelsTo4: 'boolean',
   fuseActivations: 'boolean',
   dropIdentityOps: 'boolean',
+  order: 'order',
 };
 
 /**

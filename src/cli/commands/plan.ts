@@ -15,6 +15,8 @@ interface PlanArgs extends SourceArgs {
   planner?: string[];
   approach?: Approach;
   align: number;
+  timeLimit: number;
+  seed: number;
   json: boolean;
 }
 
@@ -28,10 +30,14 @@ export function registerPlan(cli: Argv): Argv {
         .option('planner', { type: 'string', array: true, describe: 'planner id (repeatable); default: every planner of the approach' })
         .option('approach', { choices: APPROACHES, describe: 'only planners of this approach' })
         .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
+        .option('time-limit', { type: 'number', default: 10, describe: 'seconds each search planner (exact, search) may run' })
+        .option('seed', { type: 'number', default: 1, describe: 'seed of the search planners' })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
     async (args) => {
       const planners = choosePlanners(args.planner, args.approach);
       if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
+      if (typeof args.timeLimit !== 'number' || !(args.timeLimit >= 0)) throw new UsageError(`--time-limit must be a number of seconds >= 0, got ${args.timeLimit}.`);
+      if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
       const problem = await loadProblem(args.source, sourceOptions(args));
       const explicit = args.planner !== undefined && args.planner.length > 0;
       const skipped: { planner: string; reason: string }[] = [];
@@ -45,7 +51,12 @@ export function registerPlan(cli: Argv): Argv {
         return false;
       });
       const bounds = lowerBounds(problem);
-      const results = runnable.map((planner) => planAndVerify(planner, problem, { alignment: args.align, bounds }));
+      const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed };
+      const results = runnable.map((planner) => {
+        // A search may take its whole time limit: say so rather than sit silent.
+        if (planner.searches && !args.json && process.stderr.isTTY) process.stderr.write(`memplan: ${planner.id} searching for up to ${args.timeLimit} s...\n`);
+        return planAndVerify(planner, problem, options);
+      });
       const report = {
         source: args.source,
         tensors: problem.records.length,
@@ -86,6 +97,8 @@ function jsonResult(r: VerifiedResult): object {
     valid: r.valid,
     ...(r.valid ? {} : { violations: r.violations.map((v) => v.message) }),
     timeMs: Number(r.timeMs.toFixed(4)),
+    ...(r.optimal !== undefined ? { optimal: r.optimal } : {}),
+    ...(r.bound !== undefined ? { bound: r.bound } : {}),
     offsets: r.offsets,
     ...(r.objects ? { objects: { ids: r.objects.ids, sizes: r.objects.sizes } } : {}),
   };
@@ -109,7 +122,7 @@ function humanReport(
     mib(r.footprint),
     `${r.ratioToLowerBound.toFixed(3)}x`,
     r.timeMs.toFixed(2),
-    r.valid ? 'verified' : 'INVALID',
+    r.valid ? (r.optimal === true ? 'verified, proven optimal' : r.bound !== undefined ? `verified; optimum >= ${r.bound} B` : 'verified') : 'INVALID',
   ]);
   return `${head.join('\n')}\n\n${alignedTable(['planner', 'bytes', 'MiB', 'vs bound', 'ms', 'plan'], rows)}`;
 }

@@ -6,6 +6,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { executeGraph } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
+import { interleavedBranches } from '../../fixtures/graphs.ts';
 import { jobRequest, raw, TOKEN, tinyGraph, waitFor } from './helpers.ts';
 
 /**
@@ -57,6 +58,13 @@ describe('a remote job', () => {
       // The agent's machine rides along with its backend's own device info.
       expect(remote.device).toMatchObject({ backend: 'cpu', remote: { url: agent.url, node: process.version, cpu: { cores: expect.any(Number) } } });
     }
+  });
+
+  it('runs the order it was planned for: a fused, memory-aware network gives the local footprint and matches naive', async () => {
+    const options = { planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1, records: { fuseActivations: true, order: 'memory-aware' as const } };
+    const remote = await executeRemote(interleavedBranches(), { url: agent.url, token: TOKEN, ...options });
+    const local = await executeGraph(interleavedBranches(), { backend: cpuBackend, ...options });
+    expect(remote).toMatchObject({ footprint: local.footprint, matchesNaive: true });
   });
 
   it('the agent describes its machine, backends and limits (GET /v1/info)', async () => {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { encodeJob, type JobRequest, type WirePlan, type WireRunOptions } from '../../../src/backends/remote/wire.ts';
 import { weightedGraph } from '../../../src/backends/execute.ts';
 import type { Graph, Node, Tensor } from '../../../src/graph/ir.ts';
-import { graphToProblem } from '../../../src/graph/lifetimes.ts';
+import { graphToProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 
@@ -125,9 +125,9 @@ export async function waitFor(check: () => boolean, ms: number, what: string): P
 
 
 /** A job as the client builds it (seeded weights, a verified plan), as a parsed object to tamper with. */
-export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', run: Partial<WireRunOptions> = {}, alignment = 64): JobRequest {
+export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', run: Partial<WireRunOptions> = {}, alignment = 64, records: RecordOptions = {}): JobRequest {
   const graph = weightedGraph(source, 'seeded', 1);
-  const problem = graphToProblem(graph, { elementSize: 4 });
+  const problem = graphToProblem(graph, { ...records, elementSize: 4 });
   const verified = planAndVerify(findPlanner(planner), problem, { alignment });
   const plan: WirePlan = {
     planner: verified.planner,
@@ -137,5 +137,5 @@ export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', ru
     records: problem.records.map((r) => r.id),
     ...(verified.objects === undefined ? { offsets: verified.offsets } : { objects: verified.objects }),
   };
-  return JSON.parse(encodeJob({ graph, records: {}, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
+  return JSON.parse(encodeJob({ graph, records, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
 }

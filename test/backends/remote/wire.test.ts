@@ -4,6 +4,8 @@ import { decodeGraph, decodeJob, decodeTypedArray, encodeGraph, encodeTypedArray
 import { weightedGraph } from '../../../src/backends/execute.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
+import { graphToProblem, plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { interleavedBranches } from '../../fixtures/graphs.ts';
 import { jobRequest, tinyGraph } from './helpers.ts';
 
 const CPU = [{ kind: 'cpu', requiredAlignment: 4 }];
@@ -67,6 +69,13 @@ describe('the wire format', () => {
   it('carries only the record options a job knows (the CLI passes its source options too)', () => {
     const wide = { inputShapes: new Map(), includeGraphIO: true, elementSize: 2, roundChannelsTo4: false, fuseActivations: undefined };
     expect(jobRecordOptions(wide)).toEqual({ includeGraphIO: true, roundChannelsTo4: false });
+    expect(jobRecordOptions({ ...wide, order: 'memory-aware' })).toEqual({ includeGraphIO: true, roundChannelsTo4: false, order: 'memory-aware' });
+  });
+
+  it('takes the operator order among the record options, and only the known ones', () => {
+    const request = jobRequest(tinyGraph());
+    expect(decodeText({ ...request, records: { order: 'memory-aware' } }).records).toEqual({ order: 'memory-aware' });
+    expect(() => decodeText({ ...request, records: { order: 'random' } })).toThrow('records.order must be given or memory-aware, got "random".');
   });
 
   it('names the protocol mismatch before anything else', () => {
@@ -98,6 +107,18 @@ describe('the checks before a job runs', () => {
       const checked = checkJob(decodeText(jobRequest(buildZooModel('zoo:blazeface'), planner)), CPU, 2 ** 32);
       expect(checked.alignment).toBe(64);
     }
+  });
+
+  it('hands on the planned graph (transformed, reordered) with record options that apply nothing again', () => {
+    const records = { fuseActivations: true, order: 'memory-aware' as const };
+    const request = jobRequest(interleavedBranches(), 'offsets/greedy-by-size', {}, 64, records);
+    const checked = checkJob(decodeText(request), CPU, 2 ** 32);
+    const planned = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
+    expect(checked.job.graph.nodes.map((n) => n.name)).toEqual(planned.graph.nodes.map((n) => n.name));
+    expect(checked.job.records).toEqual({});
+    expect(checked.problem).toEqual(planned.problem);
+    // What runs gives the records the plan was verified against.
+    expect(graphToProblem(checked.job.graph, { ...checked.job.records, elementSize: 4 })).toEqual(checked.problem);
   });
 
   it('refuses a graph whose shapes do not check', () => {

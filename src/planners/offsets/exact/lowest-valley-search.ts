@@ -1,0 +1,250 @@
+import type { Budget } from './budget.ts';
+import { FloorTree } from './floor-tree.ts';
+import { breadthToPlace, recordsByFirst, roofOf, zobristKeys } from './search-setup.ts';
+import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
+
+export interface LowestValleyOptions {
+  /** Which record to try first among those starting at the same point (lower first). */
+  readonly rank: Int32Array;
+  readonly memo?: FailedStates;
+}
+
+/**
+ * The search of `searchPacking` (same canonical packings, same branching, same bound at
+ * waste) specialised for large parts: it always branches on the LOWEST valley (the
+ * leftmost on ties), found in a segment tree instead of a sweep, lists a node's moves
+ * lazily (a dive pays only for the moves it tries), and hashes states incrementally.
+ * A node then costs O(log points) plus the points its move covers, not O(points +
+ * records). It gives up the fewest-moves choice of valley, which pays on small hard
+ * parts; the caller picks.
+ */
+export function searchLowestValley(
+  instance: PackingInstance,
+  capacity: number,
+  budget: Budget,
+  options: LowestValleyOptions,
+): SearchOutcome {
+  const { n, points, first, last, occupied, real, alignment } = instance;
+  const { rank } = options;
+  const memo = options.memo?.forCapacity(capacity);
+  const roof = roofOf(capacity, alignment);
+  const sky = new Float64Array(points);
+  const rest = breadthToPlace(instance, capacity);
+  if (rest === undefined) return { status: 'infeasible' };
+  if (n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
+  const tree = new FloorTree(points);
+  tree.reset((t) => rest[t] > 0);
+
+  const { startsAt, byFirst, sameAsPrevious } = recordsByFirst(instance, rank);
+
+  const placed = new Uint8Array(n);
+  const offsets = new Float64Array(n);
+  let placedCount = 0;
+
+  // State key: Zobrist lanes of the placed set, XOR of point hashes of the covered skyline.
+  const { a: zobristA, b: zobristB } = zobristKeys(n);
+  let placedA = 0;
+  let placedB = 0;
+  let skyC = 0;
+  let skyD = 0;
+  const mixC = (t: number, v: number): number => {
+    let z = Math.imul((t + 1) ^ (v | 0), 0x85ebca6b) ^ Math.imul(((v / 4294967296) | 0) + 0x27d4eb2d, 0xc2b2ae35);
+    z ^= z >>> 16;
+    z = Math.imul(z, 0x7feb352d);
+    return z ^ (z >>> 15);
+  };
+  const mixD = (t: number, v: number): number => {
+    let z = Math.imul((v | 0) + Math.imul(t, 0x9e3779b1), 0x846ca68b) ^ Math.imul((v / 4294967296) | 0, 0x165667b1);
+    z ^= z >>> 15;
+    z = Math.imul(z, 0x2c1b3c6d);
+    return z ^ (z >>> 12);
+  };
+  for (let t = 0; t < points; t++) {
+    if (rest[t] > 0) {
+      skyC ^= mixC(t, 0);
+      skyD ^= mixD(t, 0);
+    }
+  }
+
+  // Frames. Move encoding: >= 0 a record, -1 the waste move, -2 none in force.
+  // Frames on one path: at most n placements, and waste moves. A waste move merges its run
+  // into a neighbour (one run fewer); a placement splits a run into at most three (two
+  // more). So a path has at most points + 2n waste moves: 3n + points in all.
+  const depthMax = 3 * n + points + 2;
+  const frameA = new Int32Array(depthMax);
+  const frameH = new Float64Array(depthMax);
+  const frameLeft = new Float64Array(depthMax);
+  const frameT = new Int32Array(depthMax); // next start point to scan
+  const frameK = new Int32Array(depthMax); // next index in byFirst at that point
+  const frameRestMax = new Float64Array(depthMax); // max rest over [a, frameT - 1]
+  const frameB = new Int32Array(depthMax); // end of the run once the scan passed it, else -1
+  const frameRaised = new Uint8Array(depthMax); // the waste move was handed out
+  const frameMove = new Int32Array(depthMax);
+  const frameKey = new Int32Array(4 * depthMax);
+  const frameDead = new Uint8Array(depthMax);
+  let depth = 0;
+
+  const open = (): void => {
+    const d = depth++;
+    frameMove[d] = -2;
+    const p = 4 * d;
+    frameKey[p] = placedA;
+    frameKey[p + 1] = placedB;
+    frameKey[p + 2] = skyC;
+    frameKey[p + 3] = skyD;
+    if (memo !== undefined && memo.has(placedA, placedB, skyC, skyD)) {
+      frameDead[d] = 2; // known to fail: no moves, nothing new to remember
+      return;
+    }
+    frameDead[d] = 0;
+    const a = tree.lowest();
+    frameA[d] = a;
+    frameH[d] = sky[a];
+    frameLeft[d] = a > 0 && rest[a - 1] > 0 ? sky[a - 1] : Infinity;
+    frameT[d] = a;
+    frameK[d] = startsAt[a];
+    frameRestMax[d] = 0;
+    frameB[d] = -1;
+    frameRaised[d] = 0;
+  };
+
+  /** The node's next move, or -2 when it has none left. */
+  const nextMove = (d: number): number => {
+    if (frameDead[d] !== 0) return -2;
+    const a = frameA[d];
+    const h = frameH[d];
+    const left = frameLeft[d];
+    if (frameB[d] < 0) {
+      let t = frameT[d];
+      let k = frameK[d];
+      let restMax = frameRestMax[d];
+      for (; t < points; t++, k = startsAt[t]) {
+        if (t > a && (rest[t] === 0 || sky[t] !== h)) break;
+        for (; k < startsAt[t + 1]; k++) {
+          const u = byFirst[k];
+          if (placed[u]) continue;
+          if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
+          if (h + real[u] > capacity) continue;
+          if (t > a && restMax + Math.min(left, h + occupied[u]) > roof) continue;
+          if (last[u] > t && tree.highest(t + 1, last[u]) !== h) continue;
+          frameT[d] = t;
+          frameK[d] = k + 1;
+          frameRestMax[d] = restMax;
+          return u;
+        }
+        if (rest[t] > restMax) restMax = rest[t];
+      }
+      frameB[d] = t - 1;
+      frameRestMax[d] = restMax;
+    }
+    if (frameRaised[d] === 0) {
+      frameRaised[d] = 1;
+      const b = frameB[d];
+      const right = b + 1 < points && rest[b + 1] > 0 ? sky[b + 1] : Infinity;
+      const raise = Math.min(left, right);
+      if (raise !== Infinity && frameRestMax[d] + raise <= roof) return -1;
+    }
+    return -2;
+  };
+
+  const fillRun = (from: number, to: number, was: number, now: number): void => {
+    for (let t = from; t <= to; t++) {
+      sky[t] = now;
+      skyC ^= mixC(t, was) ^ mixC(t, now);
+      skyD ^= mixD(t, was) ^ mixD(t, now);
+    }
+    tree.assign(from, to, now);
+  };
+
+  const apply = (d: number, move: number): void => {
+    const a = frameA[d];
+    const h = frameH[d];
+    if (move === -1) {
+      const b = frameB[d];
+      const right = b + 1 < points && rest[b + 1] > 0 ? sky[b + 1] : Infinity;
+      fillRun(a, b, h, Math.min(frameLeft[d], right));
+    } else {
+      const c = first[move];
+      const e = last[move];
+      const size = occupied[move];
+      const top = h + size;
+      if (c > a) fillRun(a, c - 1, h, Math.min(frameLeft[d], top));
+      tree.assign(c, e, top);
+      for (let t = c; t <= e; t++) {
+        sky[t] = top;
+        rest[t] -= size;
+        if (rest[t] === 0) {
+          skyC ^= mixC(t, h);
+          skyD ^= mixD(t, h);
+          tree.setCovered(t, false, top);
+        } else {
+          skyC ^= mixC(t, h) ^ mixC(t, top);
+          skyD ^= mixD(t, h) ^ mixD(t, top);
+        }
+      }
+      placed[move] = 1;
+      offsets[move] = h;
+      placedCount++;
+      placedA ^= zobristA[move];
+      placedB ^= zobristB[move];
+    }
+    frameMove[d] = move;
+  };
+
+  const undo = (d: number): void => {
+    const move = frameMove[d];
+    if (move === -2) return;
+    const a = frameA[d];
+    const h = frameH[d];
+    if (move === -1) {
+      const b = frameB[d];
+      fillRun(a, b, sky[a], h);
+    } else {
+      const c = first[move];
+      const e = last[move];
+      const size = occupied[move];
+      const top = h + size;
+      if (c > a) fillRun(a, c - 1, sky[a], h);
+      for (let t = c; t <= e; t++) {
+        if (rest[t] === 0) {
+          skyC ^= mixC(t, h);
+          skyD ^= mixD(t, h);
+          tree.setCovered(t, true, h);
+        } else {
+          skyC ^= mixC(t, top) ^ mixC(t, h);
+          skyD ^= mixD(t, top) ^ mixD(t, h);
+        }
+        rest[t] += size;
+        sky[t] = h;
+      }
+      tree.assign(c, e, h);
+      placed[move] = 0;
+      placedCount--;
+      placedA ^= zobristA[move];
+      placedB ^= zobristB[move];
+    }
+    frameMove[d] = -2;
+  };
+
+  open();
+  for (;;) {
+    const d = depth - 1;
+    undo(d);
+    const move = nextMove(d);
+    if (move === -2) {
+      const p = 4 * d;
+      if (memo !== undefined && frameDead[d] !== 2) memo.add(frameKey[p], frameKey[p + 1], frameKey[p + 2], frameKey[p + 3]);
+      depth--;
+      if (depth === 0) return { status: 'infeasible' };
+      continue;
+    }
+    apply(d, move);
+    if (placedCount === n) {
+      let arena = 0;
+      for (let i = 0; i < n; i++) arena = Math.max(arena, offsets[i] + real[i]);
+      return { status: 'found', offsets: offsets.slice(), arena };
+    }
+    if (!budget.tick()) return { status: 'stopped' };
+    open();
+  }
+}

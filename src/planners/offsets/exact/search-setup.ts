@@ -1,0 +1,81 @@
+import type { PackingInstance } from './skyline-search.ts';
+
+/**
+ * What both decision procedures (skyline-search.ts, lowest-valley-search.ts) build before
+ * their first node: the breadth still to place per point, the records grouped by first
+ * point in rank order, and the Zobrist keys of the placed set.
+ */
+
+/** Every top (offset + occupied size) is at most the capacity rounded up to the alignment. */
+export function roofOf(capacity: number, alignment: number): number {
+  return alignment > 1 ? Math.ceil(capacity / alignment) * alignment : capacity;
+}
+
+/**
+ * Occupied bytes still to place at each point (all of them, before the first node), or
+ * undefined when the capacity is plainly too small: a record taller than it, or a point
+ * whose breadth passes the roof.
+ */
+export function breadthToPlace(instance: PackingInstance, capacity: number): Float64Array | undefined {
+  const { n, points, first, last, occupied, real, alignment } = instance;
+  const roof = roofOf(capacity, alignment);
+  const rest = new Float64Array(points);
+  const delta = new Float64Array(points + 1);
+  for (let i = 0; i < n; i++) {
+    if (real[i] > capacity) return undefined;
+    delta[first[i]] += occupied[i];
+    delta[last[i] + 1] -= occupied[i];
+  }
+  let live = 0;
+  for (let t = 0; t < points; t++) {
+    live += delta[t];
+    rest[t] = live;
+    if (live > roof) return undefined;
+  }
+  return rest;
+}
+
+export interface RecordsByFirst {
+  /** Records of first point t are byFirst[startsAt[t] .. startsAt[t + 1] - 1]. */
+  readonly startsAt: Int32Array;
+  /** Record indices by first point, in rank order within a point (ties by index). */
+  readonly byFirst: Int32Array;
+  /** 1 where byFirst[k] cannot be told from byFirst[k - 1] (same lifetime and sizes): placed in list order only. */
+  readonly sameAsPrevious: Uint8Array;
+}
+
+export function recordsByFirst(instance: PackingInstance, rank: Int32Array): RecordsByFirst {
+  const { n, points, first, last, occupied, real } = instance;
+  const startsAt = new Int32Array(points + 1);
+  for (let i = 0; i < n; i++) startsAt[first[i] + 1]++;
+  for (let t = 0; t < points; t++) startsAt[t + 1] += startsAt[t];
+  const byFirst = new Int32Array(n);
+  const fill = startsAt.slice(0, points);
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => rank[x] - rank[y] || x - y);
+  for (const i of order) byFirst[fill[first[i]]++] = i;
+  const sameAsPrevious = new Uint8Array(n);
+  for (let k = 1; k < n; k++) {
+    const i = byFirst[k];
+    const j = byFirst[k - 1];
+    if (first[i] === first[j] && last[i] === last[j] && occupied[i] === occupied[j] && real[i] === real[j]) sameAsPrevious[k] = 1;
+  }
+  return { startsAt, byFirst, sameAsPrevious };
+}
+
+/** Two lanes of Zobrist keys per record (xorshift from a fixed seed: the same keys on every run). */
+export function zobristKeys(n: number): { readonly a: Int32Array; readonly b: Int32Array } {
+  const a = new Int32Array(n);
+  const b = new Int32Array(n);
+  let x = 0x2545f491;
+  const next = (): number => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x | 0;
+  };
+  for (let i = 0; i < n; i++) {
+    a[i] = next();
+    b[i] = next();
+  }
+  return { a, b };
+}

@@ -1,0 +1,375 @@
+import type { Budget } from './budget.ts';
+import { breadthToPlace, recordsByFirst, roofOf, zobristKeys } from './search-setup.ts';
+
+/**
+ * One part of an offsets problem, ready for the search: `n` records over `points` dense
+ * time points, each with its occupied size (the size rounded up to the alignment: the
+ * next record above it starts there) and its real size (what must fit under the arena's
+ * top). Offsets the search gives are sums of occupied sizes, so they stay aligned.
+ */
+export interface PackingInstance {
+  readonly n: number;
+  readonly points: number;
+  readonly first: Int32Array;
+  readonly last: Int32Array;
+  readonly occupied: Float64Array;
+  readonly real: Float64Array;
+  readonly alignment: number;
+}
+
+export interface SearchOptions {
+  /** Which record to try first among the moves of a node (lower first). */
+  readonly rank: Int32Array;
+  /** States known to fail at this capacity or above; grows as the search proves more. */
+  readonly memo?: FailedStates;
+}
+
+export type SearchOutcome =
+  | { readonly status: 'found'; readonly offsets: Float64Array; readonly arena: number }
+  | { readonly status: 'infeasible' }
+  | { readonly status: 'stopped' };
+
+/**
+ * Partial packings that have no completion under some capacity: a state is the set of
+ * placed records and the skyline where records remain to be placed, kept as a 128-bit
+ * hash in an open-addressing table. A state that fails under a capacity fails under
+ * every smaller one, so the set serves any search at that capacity or below;
+ * `forCapacity` hands back a set fit for `capacity` (emptied when it is larger).
+ */
+export class FailedStates {
+  private keys: Int32Array;
+  private used = 0;
+  private capacity = -Infinity;
+
+  /** Beyond `limit` states the set stops growing (it stays sound, only less useful). */
+  constructor(private readonly limit = 1 << 21) {
+    this.keys = new Int32Array(4 * 1024);
+  }
+
+  forCapacity(capacity: number): FailedStates {
+    if (capacity > this.capacity) {
+      this.keys = new Int32Array(4 * 1024);
+      this.used = 0;
+      this.capacity = capacity;
+    }
+    return this;
+  }
+
+  /** Slot of the key, or of the empty slot where it would go. A key is never all zeros. */
+  private slot(a: number, b: number, c: number, d: number): number {
+    const mask = this.keys.length / 4 - 1;
+    let k = (Math.imul(a ^ (c >>> 7), 0x9e3779b1) ^ d) & mask;
+    const keys = this.keys;
+    for (;;) {
+      const p = 4 * k;
+      if ((keys[p] === a && keys[p + 1] === b && keys[p + 2] === c && keys[p + 3] === d) || (keys[p] | keys[p + 1] | keys[p + 2] | keys[p + 3]) === 0) return p;
+      k = (k + 1) & mask;
+    }
+  }
+
+  has(a: number, b: number, c: number, d: number): boolean {
+    const p = this.slot(a, b, c, d);
+    return (this.keys[p] | this.keys[p + 1] | this.keys[p + 2] | this.keys[p + 3]) !== 0;
+  }
+
+  add(a: number, b: number, c: number, d: number): void {
+    if (this.used >= this.limit) return;
+    if (2 * (this.used + 1) > this.keys.length / 4) {
+      const old = this.keys;
+      this.keys = new Int32Array(old.length * 2);
+      for (let p = 0; p < old.length; p += 4) {
+        if ((old[p] | old[p + 1] | old[p + 2] | old[p + 3]) === 0) continue;
+        const q = this.slot(old[p], old[p + 1], old[p + 2], old[p + 3]);
+        this.keys.set(old.subarray(p, p + 4), q);
+      }
+    }
+    const p = this.slot(a, b, c, d);
+    if ((this.keys[p] | this.keys[p + 1] | this.keys[p + 2] | this.keys[p + 3]) !== 0) return;
+    this.keys[p] = a;
+    this.keys[p + 1] = b;
+    this.keys[p + 2] = c;
+    this.keys[p + 3] = d | (a === 0 && b === 0 && c === 0 && d === 0 ? 1 : 0);
+    this.used++;
+  }
+}
+
+/**
+ * Decides whether the part packs under `capacity` (every record's offset + real size at
+ * most `capacity`), by depth-first branch and bound over canonical packings.
+ *
+ * Canonical packings. Push every record down until it rests on a record it conflicts
+ * with (or on 0); this never raises the arena. The search builds such a packing bottom
+ * up and keeps its skyline over time (the highest top placed so far at each point). At
+ * every point where records remain, everything still to place lies above the skyline.
+ *
+ * Branching. Take a valley: a maximal run [a, b] of points at one height h whose
+ * neighbours are higher (or have nothing left to place). Either some record still to
+ * place sits at offset h in the run, and then its lifetime lies inside [a, b] (beside
+ * the run it would cut into what is placed there), or none does, and the run is waste
+ * up to its lower neighbour: a record above it rests on a record, and the lowest such
+ * record would sit at h. Records that sit at h in the run are placed left to right, so
+ * the branch that places record u first (u starting at c) also declares [a, c - 1]
+ * empty at h: waste up to the lower of its neighbours (the skyline left of a, and u's
+ * top). Every packing has exactly one branch sequence. The valley branched on is the one
+ * with the fewest moves (ties: lowest, then leftmost): a valley with no move ends the
+ * node, one with a single move is a forced step. Records that cannot be told apart
+ * (same lifetime and sizes) are placed in index order.
+ *
+ * Bound. At every point t the records still to place that live at t lie above the
+ * skyline, so skyline(t) + (their occupied sizes) must stay within the capacity; only
+ * waste changes that sum, so it is checked where waste is declared.
+ *
+ * Memo. A node whose moves all failed is recorded in `memo`; meeting the same state
+ * again (another order of the same placements) fails at once. States are told apart by
+ * 96-bit hashes; a collision could only make the search miss a packing (never accept a
+ * wrong one; an "infeasible" answer, and so an optimality claim, would then be wrong),
+ * with odds far below one in 10^15 at the sizes this runs.
+ */
+export function searchPacking(
+  instance: PackingInstance,
+  capacity: number,
+  budget: Budget,
+  options: SearchOptions,
+): SearchOutcome {
+  const { n, points, first, last, occupied, real, alignment } = instance;
+  const { rank } = options;
+  const memo = options.memo?.forCapacity(capacity);
+  const roof = roofOf(capacity, alignment);
+  const sky = new Float64Array(points);
+  const rest = breadthToPlace(instance, capacity);
+  if (rest === undefined) return { status: 'infeasible' };
+  if (n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
+
+  // Records by first point, in rank order; identical records that are neighbours there
+  // are placed in list order.
+  const { startsAt, byFirst, sameAsPrevious } = recordsByFirst(instance, rank);
+
+  const placed = new Uint8Array(n);
+  const offsets = new Float64Array(n);
+  let placedCount = 0;
+
+  // State hashing for the memo: Zobrist keys of the placed set, FNV-style over the skyline.
+  const { a: zobristA, b: zobristB } = zobristKeys(n);
+  let placedA = 0;
+  let placedB = 0;
+  /** Hashes the skyline where records remain into keyC, keyD (with placedA, placedB: the state's key). */
+  let keyC = 0;
+  let keyD = 0;
+  const hashState = (): void => {
+    let h1 = 0x811c9dc5 | 0;
+    let h2 = 0x01000193 | 0;
+    for (let t = 0; t < points; t++) {
+      if (rest[t] === 0) continue;
+      const v = sky[t];
+      const lo = v | 0;
+      const hi = (v / 4294967296) | 0;
+      h1 = Math.imul(h1 ^ lo, 0x01000193) ^ Math.imul(t + 1, 0x27d4eb2d);
+      h1 = Math.imul(h1 ^ hi, 0x85ebca6b);
+      h2 = Math.imul(h2 + lo, 0xc2b2ae35) + Math.imul(t ^ hi, 0x165667b1);
+      h2 ^= h2 >>> 15;
+    }
+    keyC = h1;
+    keyD = h2;
+  };
+
+  // The DFS stack. A frame is a node: its valley [a, b] at height h, its moves (records,
+  // or -1 for "the valley is waste") in pool[start, end), the next move, the move in force.
+  // Frames on one path: at most n placements, and waste moves. A waste move merges its run
+  // into a neighbour (one run fewer); a placement splits a run into at most three (two
+  // more). So a path has at most points + 2n waste moves: 3n + points in all.
+  const depthMax = 3 * n + points + 2;
+  const frameA = new Int32Array(depthMax);
+  const frameB = new Int32Array(depthMax);
+  const frameH = new Float64Array(depthMax);
+  const frameLeft = new Float64Array(depthMax);
+  const frameRaise = new Float64Array(depthMax);
+  const frameStart = new Int32Array(depthMax);
+  const frameEnd = new Int32Array(depthMax);
+  const frameNext = new Int32Array(depthMax);
+  const frameMove = new Int32Array(depthMax);
+  // The state key of each frame (4 ints), or zeros for a frame not to remember.
+  const frameKey = new Int32Array(4 * depthMax);
+  let pool = new Int32Array(1024);
+  let poolTop = 0;
+  let depth = 0;
+
+  const push = (value: number): void => {
+    if (poolTop === pool.length) {
+      const grown = new Int32Array(pool.length * 2);
+      grown.set(pool);
+      pool = grown;
+    }
+    pool[poolTop++] = value;
+  };
+
+  /**
+   * Moves of the valley [a, b] at height h (left/right: the skyline beside it, Infinity
+   * where nothing is left to place): records that start in the run and end inside it,
+   * then -1 (the run is waste) when there is a neighbour to rise to. Stops counting at
+   * `limit`; pushes the moves when `emit`.
+   */
+  const movesOf = (a: number, b: number, h: number, left: number, right: number, limit: number, emit: boolean): number => {
+    let count = 0;
+    let restMax = 0; // max of rest over [a, t - 1]
+    for (let t = a; t <= b; t++) {
+      for (let k = startsAt[t]; k < startsAt[t + 1]; k++) {
+        const u = byFirst[k];
+        if (placed[u] || last[u] > b) continue;
+        if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
+        if (h + real[u] > capacity) continue;
+        if (t > a && restMax + Math.min(left, h + occupied[u]) > roof) continue;
+        if (emit) push(u);
+        if (++count >= limit) return count;
+      }
+      if (rest[t] > restMax) restMax = rest[t];
+    }
+    const raise = Math.min(left, right);
+    if (raise !== Infinity && restMax + raise <= roof) {
+      if (emit) push(-1);
+      count++;
+    }
+    return count;
+  };
+
+  const valleyOf = new Int32Array(points);
+  const valleyA = new Int32Array(points);
+  const valleyB = new Int32Array(points);
+  const valleyCount = new Int32Array(points);
+
+  const pushFrame = (a: number, b: number, h: number, left: number, raise: number, start: number, remember: boolean): void => {
+    frameA[depth] = a;
+    frameB[depth] = b;
+    frameH[depth] = h;
+    frameLeft[depth] = left;
+    frameRaise[depth] = raise;
+    frameStart[depth] = start;
+    frameEnd[depth] = poolTop;
+    frameNext[depth] = start;
+    frameMove[depth] = -2;
+    const p = 4 * depth;
+    frameKey[p] = remember ? placedA : 0;
+    frameKey[p + 1] = remember ? placedB : 0;
+    frameKey[p + 2] = remember ? keyC : 0;
+    frameKey[p + 3] = remember ? keyD : 0;
+    depth++;
+  };
+
+  /** Opens a node: picks its valley and lists its moves (none when the state is known to fail). */
+  const open = (): void => {
+    if (memo !== undefined) {
+      hashState();
+      if (memo.has(placedA, placedB, keyC, keyD)) {
+        pushFrame(0, 0, 0, 0, 0, poolTop, false);
+        return;
+      }
+    }
+    // Valleys in one sweep; their moves counted roughly (records that lie inside, plus
+    // the waste move): exact counting is left to the valley chosen.
+    let valleys = 0;
+    for (let t = 0; t < points; ) {
+      if (rest[t] === 0) {
+        valleyOf[t++] = -1;
+        continue;
+      }
+      const h = sky[t];
+      let e = t;
+      while (e + 1 < points && rest[e + 1] > 0 && sky[e + 1] === h) e++;
+      const left = t > 0 && rest[t - 1] > 0 ? sky[t - 1] : Infinity;
+      const right = e + 1 < points && rest[e + 1] > 0 ? sky[e + 1] : Infinity;
+      const v = left > h && right > h ? valleys++ : -1;
+      if (v >= 0) {
+        valleyA[v] = t;
+        valleyB[v] = e;
+        valleyCount[v] = Math.min(left, right) === Infinity ? 0 : 1;
+      }
+      for (let q = t; q <= e; q++) valleyOf[q] = v;
+      t = e + 1;
+    }
+    for (let i = 0; i < n; i++) {
+      if (placed[i]) continue;
+      const v = valleyOf[first[i]];
+      if (v >= 0 && last[i] <= valleyB[v] && sky[first[i]] + real[i] <= capacity) valleyCount[v]++;
+    }
+    let best = 0;
+    for (let v = 1; v < valleys; v++) {
+      if (valleyCount[v] < valleyCount[best] || (valleyCount[v] === valleyCount[best] && sky[valleyA[v]] < sky[valleyA[best]])) best = v;
+    }
+    const bestA = valleyA[best];
+    const bestB = valleyB[best];
+    const bestCount = valleyCount[best];
+    const a = bestA;
+    const b = bestB;
+    const h = sky[a];
+    const left = a > 0 && rest[a - 1] > 0 ? sky[a - 1] : Infinity;
+    const right = b + 1 < points && rest[b + 1] > 0 ? sky[b + 1] : Infinity;
+    const start = poolTop;
+    if (bestCount > 0) {
+      // Records by start (the least waste first), then by rank; the waste move last.
+      movesOf(a, b, h, left, right, Infinity, true);
+    }
+    pushFrame(a, b, h, left, Math.min(left, right), start, memo !== undefined);
+  };
+
+  const undo = (d: number): void => {
+    const move = frameMove[d];
+    if (move === -2) return;
+    const a = frameA[d];
+    const h = frameH[d];
+    if (move === -1) {
+      sky.fill(h, a, frameB[d] + 1);
+    } else {
+      sky.fill(h, a, last[move] + 1);
+      const size = occupied[move];
+      for (let t = first[move]; t <= last[move]; t++) rest[t] += size;
+      placed[move] = 0;
+      placedCount--;
+      placedA ^= zobristA[move];
+      placedB ^= zobristB[move];
+    }
+    frameMove[d] = -2;
+  };
+
+  const apply = (d: number, move: number): void => {
+    const a = frameA[d];
+    if (move === -1) {
+      sky.fill(frameRaise[d], a, frameB[d] + 1);
+    } else {
+      const h = frameH[d];
+      const top = h + occupied[move];
+      if (first[move] > a) sky.fill(Math.min(frameLeft[d], top), a, first[move]);
+      sky.fill(top, first[move], last[move] + 1);
+      const size = occupied[move];
+      for (let t = first[move]; t <= last[move]; t++) rest[t] -= size;
+      placed[move] = 1;
+      offsets[move] = h;
+      placedCount++;
+      placedA ^= zobristA[move];
+      placedB ^= zobristB[move];
+    }
+    frameMove[d] = move;
+  };
+
+  open();
+  for (;;) {
+    const d = depth - 1;
+    undo(d);
+    if (frameNext[d] === frameEnd[d]) {
+      const p = 4 * d;
+      if (memo !== undefined && (frameKey[p] | frameKey[p + 1] | frameKey[p + 2] | frameKey[p + 3]) !== 0) {
+        memo.add(frameKey[p], frameKey[p + 1], frameKey[p + 2], frameKey[p + 3]);
+      }
+      poolTop = frameStart[d];
+      depth--;
+      if (depth === 0) return { status: 'infeasible' };
+      continue;
+    }
+    apply(d, pool[frameNext[d]++]);
+    if (placedCount === n) {
+      let arena = 0;
+      for (let i = 0; i < n; i++) arena = Math.max(arena, offsets[i] + real[i]);
+      return { status: 'found', offsets: offsets.slice(), arena };
+    }
+    if (!budget.tick()) return { status: 'stopped' };
+    open();
+  }
+}

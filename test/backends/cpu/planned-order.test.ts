@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Backend, PrepareRequest } from '../../../src/backends/backend.ts';
+import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import type { Graph } from '../../../src/graph/ir.ts';
+import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
+import { buildZooModel } from '../../../src/models/zoo.ts';
+import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
+import { findPlanner } from '../../../src/planners/registry.ts';
+import { interleavedBranches } from '../../fixtures/graphs.ts';
+
+/** Outputs of the graph run inside a tight plan (greedy by size) of the records these options give. */
+async function outputs(source: Graph, records: RecordOptions) {
+  const { graph, problem } = plannedProblem(weightedGraph(source, 'seeded', 1), { ...records, elementSize: 4 });
+  const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 }) });
+  return { graph, problem, outputs: await prepared.infer(seededInputs(graph, 1)) };
+}
+
+/** The CPU backend, remembering what it was asked to prepare. */
+function recordingBackend(): Backend & { readonly requests: PrepareRequest[] } {
+  const requests: PrepareRequest[] = [];
+  return { ...cpuBackend, requests, prepare: (request) => (requests.push(request), cpuBackend.prepare(request)) };
+}
+
+describe('running the planned order', () => {
+  it('a reordered network computes bit-identical outputs inside a plan made for the new order', async () => {
+    const source = interleavedBranches();
+    const given = await outputs(source, {});
+    const reordered = await outputs(source, { order: 'memory-aware' });
+    expect(reordered.graph.nodes.map((n) => n.name)).not.toEqual(given.graph.nodes.map((n) => n.name));
+    expect(bitIdentical(reordered.outputs, given.outputs)).toBe(true);
+  });
+
+  it('a zoo network (BlazeFace) under memory-aware order: outputs bit-identical to the given order', async () => {
+    const source = buildZooModel('zoo:blazeface');
+    const given = await outputs(source, {});
+    const reordered = await outputs(source, { order: 'memory-aware', fuseActivations: true });
+    expect(bitIdentical(reordered.outputs, given.outputs)).toBe(true);
+  });
+
+  it('executeGraph hands the backend the graph the records come from (fused and reordered), and it matches naive', async () => {
+    const records: RecordOptions = { order: 'memory-aware', fuseActivations: true };
+    const backend = recordingBackend();
+    const report = await executeGraph(interleavedBranches(), { backend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1, records });
+    expect(report.matchesNaive).toBe(true);
+    // Below 96 KiB, the least any plan of the stored order needs.
+    expect(report.footprint).toBeLessThan(96 * 1024);
+    const expected = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
+    expect(backend.requests).toHaveLength(2);
+    for (const { graph, problem } of backend.requests) {
+      expect(graph.nodes.map((n) => n.name)).toEqual(expected.graph.nodes.map((n) => n.name));
+      expect(graph.nodes.some((n) => n.op === 'Relu')).toBe(false);
+      expect(problem).toEqual(expected.problem);
+      // Every intermediate tensor the backend runs is one the plan placed.
+      const planned = new Set(problem.records.map((r) => r.id));
+      for (const node of graph.nodes) for (const name of node.outputs) if (!graph.outputs.includes(name)) expect(planned.has(name), name).toBe(true);
+    }
+  });
+});
