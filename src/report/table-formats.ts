@@ -6,7 +6,7 @@ function optimalNote(table: PaperTable): string | undefined {
   const row = table.rows.find((r) => r.kind === 'optimal');
   if (row === undefined) return undefined;
   const open = row.proven?.some((p) => p === false);
-  return `Optimal: proven optimal (the plan meets a proven lower bound, or the search ruled out every smaller arena)${open ? '; "<= x" marks the best plan found within the time limit, not proven' : ' in every column'}.`;
+  return `Optimal: proven optimal (the plan meets a proven lower bound, or the search ruled out every smaller footprint)${open ? '; "<= x" marks the best plan found within the time limit, not proven' : ' in every column'}.`;
 }
 
 /** Markdown: the best strategy of each column in bold; the bound and naive rows after a gap. */
