@@ -74,6 +74,11 @@ describe.concurrent('network sources on the command line', () => {
     expect((JSON.parse(given.stdout) as Report).lowerBounds.offsets).toBe(96 * 1024);
     expect((JSON.parse(reordered.stdout) as Report).lowerBounds.offsets).toBe(68 * 1024);
     expect(userErrorLine(bad)).toMatch(/order.*"fastest".*"given", "memory-aware"/);
+    // Exported as ONNX, the planned graph keeps its order: the file plans like the reordered network.
+    const exported = join(dir, 'reordered.onnx');
+    expect((await memplan('export', onnx, '--order', 'memory-aware', '--to', exported)).status).toBe(0);
+    const fromFile = JSON.parse((await memplan('plan', exported, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json')).stdout) as Report;
+    expect(fromFile.lowerBounds.offsets).toBe(68 * 1024);
   });
 
   it('lists the six networks', async ({ expect }) => {

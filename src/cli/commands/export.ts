@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { graphToProblem } from '../../graph/lifetimes.ts';
+import { graphToProblem, plannedGraph } from '../../graph/lifetimes.ts';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { writeOnnx } from '../../io/onnx/write-onnx.ts';
 import { recordsToCsv, recordsToJson } from '../../io/records-writers.ts';
@@ -33,7 +33,9 @@ export function registerExport(cli: Argv): Argv {
       const loaded = await loadSource(args.source, options);
       if (extension === 'onnx') {
         if (loaded.kind !== 'graph') throw new UsageError(`${args.source} holds usage records, not a network; only a network can be written as ONNX.`);
-        await writeFileAtomic(args.to, writeOnnx(loaded.graph, { weights: args.weights ? 'random' : 'none', seed: args.seed }));
+        // The planned graph (transforms applied, operators in the planned order): the file
+        // then runs, and plans, as the records of this source do.
+        await writeFileAtomic(args.to, writeOnnx(plannedGraph(loaded.graph, options), { weights: args.weights ? 'random' : 'none', seed: args.seed }));
       } else {
         const problem = loaded.kind === 'graph' ? graphToProblem(loaded.graph, options) : loaded.problem;
         await writeFileAtomic(args.to, extension === 'csv' ? recordsToCsv(problem) : recordsToJson(problem));
