@@ -207,6 +207,7 @@ describe.skipIf(!present)('offsets/exact on the MiniMalloc benchmarks', () => {
 });
 
 const idealloc = '../shared/traces/idealloc/resnet50.csv';
+if (!existsSync(idealloc)) console.warn(`skipping offsets/exact on idealloc resnet50: ${idealloc} is absent.`);
 describe.skipIf(!existsSync(idealloc))('offsets/exact on idealloc resnet50', () => {
   // Its search paths hold more waste moves than points: a frame stack sized n + points overflowed.
   it('proves the optimum, and offsets/search reaches it', async () => {
