@@ -74,6 +74,22 @@ export function convGeometry(node: ConvNode, inputShape: readonly number[], outp
   return { n: inD.n, h: inD.h, w: inD.w, c: inD.c, oh: outD.h, ow: outD.w, o: outD.c, kh, kw, sh, sw, dh, dw, pt, pl, groups, cg: inD.c / groups, og: outD.c / groups };
 }
 
+/**
+ * Element strides of an input for each output axis, numpy-style broadcasting (shapes
+ * aligned at the right): 0 where the input broadcasts (size 1, or no such axis).
+ */
+export function broadcastStrides(shape: readonly number[], outShape: readonly number[]): number[] {
+  const rank = outShape.length;
+  const strides = new Array<number>(rank).fill(0);
+  let stride = 1;
+  for (let k = shape.length - 1; k >= 0; k--) {
+    const d = rank - shape.length + k;
+    strides[d] = shape[k] === 1 ? 0 : stride;
+    stride *= shape[k];
+  }
+  return strides;
+}
+
 function nodeError(node: Node, message: string): Error {
   return new Error(`node ${node.name} (${node.op}): ${message}`);
 }

@@ -2,6 +2,7 @@ import type { Node } from '../../../graph/ir.ts';
 import type { Kernel, KernelCall } from '../kernel.ts';
 import { applyActivation } from './activation.ts';
 import { checkLength, count, input } from './common.ts';
+import { broadcastStrides } from '../../kernel-geometry.ts';
 
 type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
 
@@ -90,18 +91,6 @@ function blockInner(shape: readonly number[], outShape: readonly number[]): numb
   return inner;
 }
 
-/** Element strides of an input for each output axis (0 where it broadcasts). */
-function broadcastStrides(shape: readonly number[], outShape: readonly number[]): number[] {
-  const rank = outShape.length;
-  const strides = new Array<number>(rank).fill(0);
-  let stride = 1;
-  for (let k = shape.length - 1; k >= 0; k--) {
-    const d = rank - shape.length + k;
-    strides[d] = shape[k] === 1 ? 0 : stride;
-    stride *= shape[k];
-  }
-  return strides;
-}
 
 function general(call: KernelCall, a: Float32Array, aShape: readonly number[], b: Float32Array, bShape: readonly number[], isMul: boolean): void {
   const out = call.output;

@@ -3,6 +3,7 @@ import type { Kernel } from '../kernel.ts';
 import { clampRange, finishActivation } from './activation.ts';
 import { checkLength, count, input, ScratchF32, WeightCache, zerosF32 } from './common.ts';
 import { gemm, packB, packedLength, type PackedB } from './gemm.ts';
+import { broadcastStrides } from '../../kernel-geometry.ts';
 
 type FullyConnectedNode = Extract<Node, { op: 'FullyConnected' }>;
 type GemmNode = Extract<Node, { op: 'Gemm' }>;
@@ -60,8 +61,8 @@ export const matMul: Kernel = (call) => {
   const batchShape = outShape.slice(0, batchRank);
   const batches = count(batchShape);
   // Matrix-index strides of A and B per output batch dimension (0 where broadcast).
-  const aStrides = batchStrides(aShape.slice(0, -2), batchShape);
-  const bStrides = batchStrides(bShape.slice(0, -2), batchShape);
+  const aStrides = broadcastStrides(aShape.slice(0, -2), batchShape);
+  const bStrides = broadcastStrides(bShape.slice(0, -2), batchShape);
   const bVaries = bStrides.some((s, k) => s !== 0 && batchShape[k] > 1);
   const packedData = packScratch.get(packedLength(K, N));
   const zeros = zerosF32(N);
@@ -84,18 +85,6 @@ export const matMul: Kernel = (call) => {
   }
 };
 
-/** Per output batch dimension, how many matrices an input moves by (0 where it broadcasts). */
-function batchStrides(shape: readonly number[], batchShape: readonly number[]): number[] {
-  const rank = batchShape.length;
-  const strides = new Array<number>(rank).fill(0);
-  let stride = 1;
-  for (let k = shape.length - 1; k >= 0; k--) {
-    const d = rank - shape.length + k;
-    strides[d] = shape[k] === 1 ? 0 : stride;
-    stride *= shape[k];
-  }
-  return strides;
-}
 
 /**
  * Gemm (ONNX): Y = alpha * op(A) * op(B) + beta * C, op = transpose when transA / transB;

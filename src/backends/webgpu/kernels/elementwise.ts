@@ -1,6 +1,7 @@
 import type { Activation, Node } from '../../../graph/ir.ts';
 import { KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
 import { act, checkRank, count, offsetsFromIndex, Params } from './wgsl.ts';
+import { broadcastStrides } from '../../kernel-geometry.ts';
 
 type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
 
@@ -78,18 +79,6 @@ function tailLength(shape: readonly number[], outShape: readonly number[]): numb
   return length;
 }
 
-/** Element strides of an input for each output axis (0 where it broadcasts). */
-function broadcastStrides(shape: readonly number[], outShape: readonly number[]): number[] {
-  const rank = outShape.length;
-  const strides = new Array<number>(rank).fill(0);
-  let stride = 1;
-  for (let k = shape.length - 1; k >= 0; k--) {
-    const d = rank - shape.length + k;
-    strides[d] = shape[k] === 1 ? 0 : stride;
-    stride *= shape[k];
-  }
-  return strides;
-}
 
 /** y = activation(x) elementwise, 4 elements per invocation when the count allows ('none' copies). */
 function unarySpec(context: KernelContext, activation: Activation): DispatchSpec {
