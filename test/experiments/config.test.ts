@@ -51,6 +51,13 @@ describe('experiment files', () => {
     expect(error({ ...base, name: 'a b' })).toMatch(/\$\.name/);
   });
 
+  it('take a time limit for search planners, 10 s by default, and refuse one that is not > 0', () => {
+    expect(parse(base).timeLimitSeconds).toBe(10);
+    expect(parse({ ...base, timeLimitSeconds: 0.5 }).timeLimitSeconds).toBe(0.5);
+    expect(error({ ...base, timeLimitSeconds: 0 })).toMatch(/\$\.timeLimitSeconds: must be a number > 0\./);
+    expect(error({ ...base, timeLimitSeconds: '10' })).toMatch(/\$\.timeLimitSeconds: must be a number > 0\./);
+  });
+
   it('take the operator order among the record options', () => {
     expect(parse({ ...base, records: { order: 'memory-aware', fuseActivations: true } }).records).toEqual({ order: 'memory-aware', fuseActivations: true });
     expect(parse(base).records.order).toBeUndefined();

@@ -80,6 +80,23 @@ describe('the runner', () => {
     expect(outcome.skipped.join('\n')).toMatch(/min-cost-flow plans at most 1000 records/);
   });
 
+  it('records an exact planner\'s claim, runs a search once, and the bounds of the other operator order', async () => {
+    const outcome = await runExperiment(experiment({ planners: ['offsets/exact', 'offsets/greedy-by-size'], timeLimitSeconds: 5 }), { root: join(dir, 'x'), quiet: true });
+    const exact = outcome.results.filter((r) => r.planner === 'offsets/exact');
+    expect(exact).toHaveLength(2);
+    for (const r of exact) {
+      expect(r.timeMs.runs).toBe(1);
+      expect(r.bound).toBeLessThanOrEqual(r.footprint);
+      expect(r.optimal).toBe(r.bound === r.footprint);
+    }
+    const byNetwork = outcome.results.find((r) => r.model === 'zoo:blazeface')!;
+    expect(byNetwork.otherOrder?.order).toBe('memory-aware');
+    expect(byNetwork.otherOrder!.lowerBounds.offsets).toBeLessThanOrEqual(byNetwork.lowerBounds.offsets);
+    // Records files have no operators to reorder.
+    expect(outcome.results.find((r) => r.model.startsWith('synthetic:'))!.otherOrder).toBeUndefined();
+    expect(outcome.results.find((r) => r.planner === 'offsets/greedy-by-size')!.timeMs.runs).toBe(3);
+  });
+
   it('refuses an offsets planner in a shared-objects experiment', async () => {
     await expect(runExperiment(experiment({ approach: 'shared-objects', planners: ['offsets/greedy-by-size'] }), { root: join(dir, 'd'), quiet: true })).rejects.toThrow(ExperimentError);
   });
