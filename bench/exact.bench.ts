@@ -16,12 +16,13 @@
  * stdout: one table per group with a verdict per row; bench/out/exact.csv: every row.
  * Exit code 1 when a plan is invalid, 2 on bad arguments.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { lowerBounds } from '../src/core/bounds.ts';
 import type { Problem } from '../src/core/problem.ts';
+import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { loadProblem } from '../src/io/source.ts';
 import { planAndVerify, type VerifiedResult } from '../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../src/planners/registry.ts';
@@ -167,10 +168,7 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(`| ${columns.map((c) => String(row[c])).join(' | ')} |`);
   const judged = rows.filter((r) => r.met === 'yes' || r.met === 'NO');
   console.log(`\ntargets met: ${judged.filter((r) => r.met === 'yes').length} of ${judged.length}`);
-  mkdirSync(OUT_DIR, { recursive: true });
-  const file = join(OUT_DIR, 'exact.csv');
-  writeFileSync(`${file}.tmp`, stringify([columns, ...rows.map((row) => columns.map((c) => row[c]))]));
-  renameSync(`${file}.tmp`, file);
+  await writeFileAtomic(join(OUT_DIR, 'exact.csv'), stringify([columns, ...rows.map((row) => columns.map((c) => row[c]))]));
   if (invalid) process.exitCode = 1;
 }
 

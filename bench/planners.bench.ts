@@ -15,13 +15,15 @@
  * Exit code 1 when any plan is invalid or a planner throws; 2 on bad arguments or an
  * unreadable trace.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
+import { geometricMean } from 'simple-statistics';
 import { lowerBounds, type LowerBounds } from '../src/core/bounds.ts';
 import { naiveFootprint, type Problem } from '../src/core/problem.ts';
 import { chainProblem, randomDagProblem } from '../src/core/synthetic.ts';
+import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { loadProblem } from '../src/io/source.ts';
 import { planAndVerify } from '../src/planners/plan-and-verify.ts';
 import type { Complexity, Planner } from '../src/planners/planner.ts';
@@ -205,15 +207,12 @@ const CSV_COLUMNS: { key: keyof Row; header: string }[] = [
   { key: 'note', header: 'note' },
 ];
 
-function writeCsvAtomically(rows: readonly Row[]): void {
-  mkdirSync(OUT_DIR, { recursive: true });
+async function writeCsv(rows: readonly Row[]): Promise<void> {
   const text = stringify(
     rows.map((row) => CSV_COLUMNS.map(({ key }) => row[key] ?? '')),
     { header: true, columns: CSV_COLUMNS.map(({ header }) => header) },
   );
-  const temporary = join(OUT_DIR, `.planners.csv.${process.pid}.tmp`);
-  writeFileSync(temporary, text);
-  renameSync(temporary, OUT_CSV);
+  await writeFileAtomic(OUT_CSV, text);
 }
 
 // ---------------------------------------------------------------------------- measuring
@@ -406,7 +405,7 @@ function printSummary(rows: readonly Row[]): void {
       const skipped = mine.filter((r) => r.status === 'skipped').length;
       const bad = mine.length - ok.length - skipped;
       if (ok.length === 0) return [planner, '0', String(skipped), bad > 0 ? `${bad} invalid/error` : ''];
-      const geomean = Math.exp(ok.reduce((s, r) => s + Math.log(r.ratio as number), 0) / ok.length);
+      const geomean = geometricMean(ok.map((r) => r.ratio as number));
       const worst = ok.reduce((a, b) => ((b.ratio as number) > (a.ratio as number) ? b : a));
       const slowest = ok.reduce((a, b) => ((b.medianMs as number) > (a.medianMs as number) ? b : a));
       const sumMs = ok.reduce((s, r) => s + (r.medianMs as number), 0);
@@ -516,7 +515,7 @@ async function main(): Promise<void> {
     }
     rows.push(...instanceRows);
     printInstance(instance.name, problem, bounds, instanceRows);
-    writeCsvAtomically(rows);
+    await writeCsv(rows);
   }
 
   printSummary(rows);

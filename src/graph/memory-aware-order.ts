@@ -53,6 +53,7 @@
  * machine. Finally the whole order's peak is recomputed from scratch and the given order is
  * returned unless the new one is strictly lower.
  */
+import { zobristKeys } from '../core/zobrist.ts';
 import { executionOrder } from './execution-order.ts';
 import type { Graph, Node } from './ir.ts';
 import { recordSizer, type RecordSelection } from './record-tensors.ts';
@@ -354,25 +355,6 @@ function isChain(segment: Segment): boolean {
   return true;
 }
 
-/** Zobrist keys for a node index, from a fixed seed (determinism across runs). */
-function zobrist(m: number): { a: Int32Array; b: Int32Array } {
-  let state = 0x9e3779b9;
-  const next = (): number => {
-    // xorshift32
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return state | 0;
-  };
-  const a = new Int32Array(m);
-  const b = new Int32Array(m);
-  for (let i = 0; i < m; i++) {
-    a[i] = next();
-    b[i] = next();
-  }
-  return { a, b };
-}
-
 /** Step 2 of the header: branch and bound over one segment's orders. */
 class SegmentSearch {
   /** Work the last improve() did: states expanded plus ready nodes weighed. */
@@ -433,7 +415,7 @@ class SegmentSearch {
    */
   improve(bound: number, target: number, maxWork: number): { order: Int32Array; peak: number } | undefined {
     const { m } = this.segment;
-    const keys = zobrist(m);
+    const keys = zobristKeys(m, 0x9e3779b9);
     const seen = new Map<number, number>();
     const path = new Int32Array(m);
     const liveAt = new Float64Array(m + 1);

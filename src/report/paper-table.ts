@@ -1,3 +1,4 @@
+import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
 import { UNIT_BYTES, type ReportOptions, type Unit } from '../experiments/config.ts';
 import type { CellResult } from '../experiments/result.ts';
@@ -61,16 +62,13 @@ export function buildPaperTable(results: readonly CellResult[], spec: TableSpec)
   }
   const minima = models.map((_, c) => Math.min(...strategies.filter((r) => r.kind === 'strategy').map((r) => r.values[c] ?? Infinity)));
   const marked = strategies.map((row) => ({ ...row, best: row.kind === 'strategy' ? row.values.map((v, c) => v !== undefined && v === minima[c]) : row.best }));
-  const bound = (m: string): number | undefined => {
-    const r = anyCell(m);
-    return r === undefined ? undefined : spec.approach === 'offsets' ? r.lowerBounds.offsets : r.lowerBounds.sharedObjects;
-  };
+  /** The lower bound of the table's approach. */
+  const ofApproach = (bounds: LowerBounds | undefined): number | undefined =>
+    bounds === undefined ? undefined : spec.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
+  const bound = (m: string): number | undefined => ofApproach(anyCell(m)?.lowerBounds);
   // The bound under the other operator order, where the networks have one (records files do not).
   const other = results.find((r) => r.otherOrder !== undefined)?.otherOrder?.order;
-  const otherBound = (m: string): number | undefined => {
-    const bounds = anyCell(m)?.otherOrder?.lowerBounds;
-    return bounds === undefined ? undefined : spec.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
-  };
+  const otherBound = (m: string): number | undefined => ofApproach(anyCell(m)?.otherOrder?.lowerBounds);
   const used = other === 'given' ? 'memory-aware' : 'given';
   const boundRows: TableRow[] =
     other === undefined

@@ -1,32 +1,23 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Graph } from '../../graph/ir.ts';
-import { plannedGraphOptions, plannedProblem, type RecordOptions } from '../../graph/lifetimes.ts';
-import { weightedGraph, type ExecuteReport } from '../execute.ts';
+import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
+import { weightedGraph, type ExecuteOptions, type ExecuteReport } from '../execute.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
-import type { Planner } from '../../planners/planner.ts';
 import { BackendError } from '../backend-error.ts';
 import { decodeInfo, decodeJobResponse, encodeJob, errorSentence, jobRecordOptions, WireError, type InfoResponse, type WirePlan } from './wire.ts';
 
-export interface RemoteOptions {
+/**
+ * executeGraph's options, run by an agent: the weights' values travel with the job, the
+ * alignment is raised to what the agent's backend requires, and the naive-plan check runs
+ * on the agent. No peer runtime (the agent times only its own backend).
+ */
+export interface RemoteOptions extends Omit<ExecuteOptions, 'backend' | 'peer'> {
   /** The agent, `http://host:port` (an https front works too). */
   readonly url: string;
   readonly token: string;
   /** Backend kind on the agent; default `cpu`. */
   readonly backend?: string;
-  readonly planner: Planner;
-  readonly repetitions: number;
-  readonly warmup: number;
-  /** Seed of the weights (when seeded) and of the input, as executeGraph. */
-  readonly seed: number;
-  /** 'seeded' (default) or the source's own float32 weights; either way the values travel with the job. */
-  readonly weights?: 'seeded' | 'file';
-  /** How the graph becomes records; the element size is always 4 (fp32 execution). */
-  readonly records?: RecordOptions;
-  /** Bytes; raised to what the agent's backend requires. */
-  readonly alignment?: number;
-  /** Also run inside the naive plan on the agent and compare outputs bit for bit (default true). */
-  readonly verifyByExecution?: boolean;
   /** Seconds to wait for the job's answer, waiting in the agent's queue included; default the agent's run limit + 60. */
   readonly timeoutSeconds?: number;
 }

@@ -1,8 +1,9 @@
+import { geometricMean } from 'simple-statistics';
 import type { Approach } from '../../core/plans.ts';
 import type { CellResult } from '../../experiments/result.ts';
 import { firstSeen, plannerScheme } from './footprint-chart.ts';
 import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
-import { logTicks } from './scaling-chart.ts';
+import { logTicks, SHAPES } from './scaling-chart.ts';
 
 /** One planner on one instance: how long it planned and how close it came to the best bound. */
 export interface QualityPoint {
@@ -51,13 +52,6 @@ export interface QualityChartOptions {
 
 /** 1 µs: below what the planners' timer reports for any real run. */
 const DEFAULT_FLOOR_MS = 0.001;
-
-/** Filled shapes that print apart in black and white, one per planner (as the scaling chart's). */
-const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-left', 'triangle-right', 'wedge', 'arrow'];
-
-function geometricMean(values: readonly number[]): number {
-  return Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
-}
 
 /** Planner titles, or the ids where two planners share a title, so that no two merge. */
 function plannerLabels(results: readonly CellResult[]): Map<string, string> {

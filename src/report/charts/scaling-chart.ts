@@ -10,7 +10,7 @@ export interface ScalingPoint {
 }
 
 /** Filled shapes that print apart in black and white, one per planner (repeating). */
-const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-left', 'triangle-right', 'wedge', 'arrow'];
+export const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-left', 'triangle-right', 'wedge', 'arrow'];
 
 /**
  * Axis values for a log scale over the data's [min, max]: powers of ten, with 2 and 5

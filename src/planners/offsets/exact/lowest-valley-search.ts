@@ -1,6 +1,7 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, recordsByFirst, roofOf, zobristKeys } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED } from './search-setup.ts';
+import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
 export interface LowestValleyOptions {
@@ -42,7 +43,7 @@ export function searchLowestValley(
   let placedCount = 0;
 
   // State key: Zobrist lanes of the placed set, XOR of point hashes of the covered skyline.
-  const { a: zobristA, b: zobristB } = zobristKeys(n);
+  const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
   let skyC = 0;

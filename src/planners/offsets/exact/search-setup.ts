@@ -2,8 +2,8 @@ import type { PackingInstance } from './skyline-search.ts';
 
 /**
  * What both decision procedures (skyline-search.ts, lowest-valley-search.ts) build before
- * their first node: the breadth still to place per point, the records grouped by first
- * point in rank order, and the Zobrist keys of the placed set.
+ * their first node: the breadth still to place per point and the records grouped by first
+ * point in rank order. Their memo keys come from core/zobrist.ts.
  */
 
 /** Every top (offset + occupied size) is at most the capacity rounded up to the alignment. */
@@ -62,20 +62,5 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
   return { startsAt, byFirst, sameAsPrevious };
 }
 
-/** Two lanes of Zobrist keys per record (xorshift from a fixed seed: the same keys on every run). */
-export function zobristKeys(n: number): { readonly a: Int32Array; readonly b: Int32Array } {
-  const a = new Int32Array(n);
-  const b = new Int32Array(n);
-  let x = 0x2545f491;
-  const next = (): number => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x | 0;
-  };
-  for (let i = 0; i < n; i++) {
-    a[i] = next();
-    b[i] = next();
-  }
-  return { a, b };
-}
+/** Seed of the searches' Zobrist keys (core/zobrist.ts). */
+export const SEARCH_SEED = 0x2545f491;

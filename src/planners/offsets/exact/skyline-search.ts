@@ -1,5 +1,6 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, recordsByFirst, roofOf, zobristKeys } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED } from './search-setup.ts';
+import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
  * One part of an offsets problem, ready for the search: `n` records over `points` dense
@@ -149,7 +150,7 @@ export function searchPacking(
   let placedCount = 0;
 
   // State hashing for the memo: Zobrist keys of the placed set, FNV-style over the skyline.
-  const { a: zobristA, b: zobristB } = zobristKeys(n);
+  const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
   /** Hashes the skyline where records remain into keyC, keyD (with placedA, placedB: the state's key). */
