@@ -54,9 +54,10 @@ function listModels(json: boolean): void {
  */
 async function listBackends(json: boolean): Promise<void> {
   const probed = await Promise.all(
-    BACKENDS.map(async ({ kind, title, device }) => {
+    BACKENDS.map(async (backend) => {
+      const { kind, title } = backend;
       try {
-        return { kind, title, available: true, device: await device() };
+        return { kind, title, available: true, device: await backend.device() };
       } catch (error) {
         return { kind, title, available: false, reason: error instanceof Error ? error.message : String(error) };
       }

@@ -1,4 +1,4 @@
-import type { Activation, Layout, Padding } from '../../../graph/ir.ts';
+import type { Activation, Layout } from '../../../graph/ir.ts';
 import { dims4 as nodeDims4, type Dims4 } from '../../kernel-geometry.ts';
 import { KernelError, type KernelContext } from '../kernel.ts';
 
