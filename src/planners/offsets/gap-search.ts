@@ -12,10 +12,16 @@ import type { PlannerOptions } from '../planner.ts';
  * record is taken to end at its aligned end, so every offset stays aligned.
  */
 export interface GapSearch {
-  /** The offset Algorithm 3 gives `record` against the records placed so far. */
-  bestFit(record: number): number;
+  /**
+   * The offset Algorithm 3 gives `record` against the records placed so far ('best': the
+   * smallest gap that fits); with 'first', the lowest gap that fits instead.
+   */
+  fit(record: number, rule?: FitRule): number;
   place(record: number, offset: number): void;
 }
+
+/** Which gap a record takes among those that fit: the smallest (Algorithm 3) or the lowest. */
+export type FitRule = 'best' | 'first';
 
 /** Places records one at a time, in the order `visit` calls `place`, each by the gap search. */
 export function placeByGapSearch(
@@ -26,7 +32,7 @@ export function placeByGapSearch(
   const search = createGapSearch(problem, checkAlignment(options?.alignment));
   const offsets = new Float64Array(problem.records.length);
   visit((record) => {
-    offsets[record] = search.bestFit(record);
+    offsets[record] = search.fit(record);
     search.place(record, offsets[record]);
   });
   return offsetsPlan(problem, offsets);
@@ -55,7 +61,7 @@ export class OffsetOrderScan implements GapSearch {
     this.offsets = new Float64Array(problem.records.length);
   }
 
-  bestFit(record: number): number {
+  fit(record: number, rule: FitRule = 'best'): number {
     const records = this.problem.records;
     const { first, last, size } = records[record];
     let bestGap = Infinity;
@@ -68,6 +74,7 @@ export class OffsetOrderScan implements GapSearch {
       if (offset >= previousEnd) {
         const gap = offset - previousEnd;
         if (gap >= size && gap < bestGap) {
+          if (rule === 'first') return previousEnd;
           bestGap = gap;
           best = previousEnd;
         }
@@ -128,7 +135,7 @@ export class OccupancyIndex implements GapSearch {
     this.sub = new Array(2 * leaves);
   }
 
-  bestFit(record: number): number {
+  fit(record: number, rule: FitRule = 'best'): number {
     const size = this.problem.records[record].size;
     this.collected.length = 0;
     this.collect(1, 0, this.leaves - 1, this.first[record], this.last[record]);
@@ -140,6 +147,7 @@ export class OccupancyIndex implements GapSearch {
     for (let k = 0; k < length; k += 2) {
       const gap = union[k] - previousEnd;
       if (gap >= size && gap < bestGap) {
+        if (rule === 'first') return previousEnd;
         bestGap = gap;
         best = previousEnd;
       }

@@ -13,6 +13,8 @@ import { FailedStates, searchPacking, type PackingInstance, type SearchOutcome }
 /** A part of an offsets problem as the searches see it, with what is known about it. */
 export interface PartState {
   readonly part: Part;
+  /** The part's records as a problem of their own (original times, part order). */
+  readonly problem: Problem;
   /** The part forward in time and mirrored in time (same records, same indices). */
   readonly instances: readonly [PackingInstance, PackingInstance];
   readonly memos: readonly [FailedStates, FailedStates];
@@ -30,7 +32,7 @@ export interface PartState {
   asked: number;
 }
 
-export type Order = 'size' | 'life' | 'area' | 'short' | 'incumbent';
+export type Order = 'size' | 'life' | 'area' | 'short' | 'incumbent' | 'end';
 
 /**
  * The first searches a decision runs, in turn (then orders with seeded noise). The same
@@ -158,11 +160,13 @@ export function partState(problem: Problem, part: Part, alignment: number): Part
     area: (k) => [-(life(k) + 1) * occupied[k], -occupied[k]],
     short: (k) => [life(k), 0],
     incumbent: (k) => [incumbent[k], -occupied[k]],
+    end: (k) => [-dense.last[k], -occupied[k]],
   };
   const ranks = new Map<Order, Int32Array>();
   for (const order of Object.keys(keys) as Order[]) ranks.set(order, rankBy(n, keys[order]));
   return {
     part,
+    problem: sub,
     instances: [forward, mirrored],
     memos: [new FailedStates(), new FailedStates()],
     ranks,

@@ -2,6 +2,7 @@ import type { Problem } from '../../../core/problem.ts';
 import { greedyBySize } from '../greedy-by-size.ts';
 import { Budget } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
+import { packAroundPeak } from './peak-window.ts';
 import { partState, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 
@@ -73,10 +74,13 @@ export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions
   let arena = highest();
   // Greedy by Size on the whole problem, in case the parts' start was worse (it never is
   // in practice; this makes "never worse than Greedy by Size" hold by construction).
-  const whole = greedyBySize.plan(problem, { alignment });
-  if (whole.footprint < arena) {
-    offsets = Float64Array.from(whole.offsets);
-    arena = whole.footprint;
+  // Nothing beats an arena at the bound, so then it is not run.
+  if (arena > lowest()) {
+    const whole = greedyBySize.plan(problem, { alignment });
+    if (whole.footprint < arena) {
+      offsets = Float64Array.from(whole.offsets);
+      arena = whole.footprint;
+    }
   }
   const bound = Math.min(arena, lowest());
   return { offsets, arena, bound, optimal: arena === bound, parts: states.length, nodes: budget.nodesUsed };
@@ -90,9 +94,17 @@ export function assemble(n: number, decomposition: Decomposition, states: readon
   return offsets;
 }
 
-/** Runs the portfolio at one capacity until a run ends (found or proven infeasible) or the budget does. */
+/**
+ * Runs the portfolio at one capacity until a run ends (found or proven infeasible) or the
+ * budget does. A large part first tries the construction around its peak (peak-window.ts)
+ * with up to half the budget: where it fits, no search is needed.
+ */
 function decide(state: PartState, capacity: number, budget: Budget, seed: number): SearchOutcome {
   const large = state.instances[0].n > SCAN_UP_TO;
+  if (large) {
+    const built = packAroundPeak(state, capacity, budget.child(Infinity, budget.remainingMs() / 2));
+    if (built.status === 'found') return built;
+  }
   for (let step = 0; ; step++) {
     // On small parts each order runs under both engines (they differ in the valley they
     // branch on, and each solves instances the other does not), on large parts under the
