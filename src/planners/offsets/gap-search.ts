@@ -1,5 +1,5 @@
 import { alignUp, checkAlignment } from '../../core/alignment.ts';
-import { denseTime } from '../../core/dense-time.ts';
+import { denseTime, type DenseTime } from '../../core/dense-time.ts';
 import { offsetsPlan, type OffsetsPlan } from '../../core/plans.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { PlannerOptions } from '../planner.ts';
@@ -38,12 +38,15 @@ export function placeByGapSearch(
   return offsetsPlan(problem, offsets);
 }
 
-export function createGapSearch(problem: Problem, alignment: number): GapSearch {
+/** The records' times renumbered densely (core/dense-time.ts), for callers that have them already. */
+export type DenseLifetimes = Pick<DenseTime, 'first' | 'last' | 'points'>;
+
+export function createGapSearch(problem: Problem, alignment: number, dense?: DenseLifetimes): GapSearch {
   // The fast index reasons about the union of occupied memory, which is the same as
   // TFLite's walk only when no record is empty: a zero-byte record splits a gap there.
   return problem.records.some((r) => r.size === 0)
     ? new OffsetOrderScan(problem, alignment)
-    : new OccupancyIndex(problem, alignment);
+    : new OccupancyIndex(problem, alignment, dense);
 }
 
 /**
@@ -124,8 +127,8 @@ export class OccupancyIndex implements GapSearch {
   constructor(
     private readonly problem: Problem,
     private readonly alignment: number,
+    dense: DenseLifetimes = denseTime(problem.records),
   ) {
-    const dense = denseTime(problem.records);
     this.first = dense.first;
     this.last = dense.last;
     let leaves = 1;

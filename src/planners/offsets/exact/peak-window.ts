@@ -24,7 +24,8 @@ import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
  *    free over its lifetime (Algorithm 3's gap search: the smallest gap, or the lowest).
  *
  * A try packs the part under the capacity or fails; it never proves anything. Tries go
- * from narrow windows to wide (up to half the part's records), each order, each fit; the
+ * from narrow windows to wide (0, 4, 16, 64, ... points on each side of the peak points,
+ * while the window holds at most half the part's records), each order, each fit; the
  * first packing under the capacity wins. Node limits, not time, bound each window's
  * search, so the tries are the same on every machine (the budget only cuts them short).
  */
@@ -33,7 +34,7 @@ export function packAroundPeak(state: PartState, capacity: number, budget: Budge
   const { n, points, first, last, occupied } = forward;
   const peak = peakPoints(forward);
   const bySize = bySizeDescending(state.problem.records);
-  for (let k = 0; ; k = k === 0 ? 2 : 2 * k) {
+  for (let k = 0; ; k = k === 0 ? WIDEN_FROM : WIDEN_BY * k) {
     const from = Math.max(0, peak.from - k);
     const to = Math.min(points - 1, peak.to + k);
     const inWindow: number[] = [];
@@ -64,6 +65,9 @@ export function packAroundPeak(state: PartState, capacity: number, budget: Budge
   return { status: 'stopped' };
 }
 
+/** Window widths: the peak points alone, then 4, 16, 64, ... points more on each side. */
+const WIDEN_FROM = 4;
+const WIDEN_BY = 4;
 const WINDOW_ORDERS: readonly Order[] = ['end', 'incumbent', 'life', 'size'];
 const FIT_RULES: readonly FitRule[] = ['best', 'first'];
 
@@ -103,7 +107,7 @@ function complete(
   rule: FitRule,
 ): Float64Array | undefined {
   const { real } = state.instances[0];
-  const search = createGapSearch(state.problem, state.instances[0].alignment);
+  const search = createGapSearch(state.problem, state.instances[0].alignment, state.instances[0]);
   const offsets = new Float64Array(real.length).fill(NaN);
   inWindow.forEach((i, j) => {
     offsets[i] = windowOffsets[j];

@@ -102,7 +102,7 @@ export function assemble(n: number, decomposition: Decomposition, states: readon
 function decide(state: PartState, capacity: number, budget: Budget, seed: number): SearchOutcome {
   const large = state.instances[0].n > SCAN_UP_TO;
   if (large) {
-    const built = packAroundPeak(state, capacity, budget.child(Infinity, budget.remainingMs() / 2));
+    const built = packAroundPeak(state, capacity, budget.child(Infinity, (3 * budget.remainingMs()) / 4));
     if (built.status === 'found') return built;
   }
   for (let step = 0; ; step++) {
