@@ -3,6 +3,7 @@ import { createGapSearch, type FitRule } from '../gap-search.ts';
 import type { Budget } from './budget.ts';
 import { searchLowestValley } from './lowest-valley-search.ts';
 import { arenaOf, type Order, type PartState } from './parts.ts';
+import { breadthToPlace } from './search-setup.ts';
 import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
 
 /**
@@ -73,23 +74,12 @@ const FIT_RULES: readonly FitRule[] = ['best', 'first'];
 
 /** The first and last point where the breadth (in occupied sizes) is highest. */
 function peakPoints(instance: PackingInstance): { from: number; to: number } {
-  const { n, points, first, last, occupied } = instance;
-  const delta = new Float64Array(points + 1);
-  for (let i = 0; i < n; i++) {
-    delta[first[i]] += occupied[i];
-    delta[last[i] + 1] -= occupied[i];
-  }
-  let live = 0;
-  let highest = -1;
+  const breadth = breadthToPlace(instance, Infinity)!;
   let from = 0;
   let to = 0;
-  for (let t = 0; t < points; t++) {
-    live += delta[t];
-    if (live > highest) {
-      highest = live;
-      from = t;
-    }
-    if (live === highest) to = t;
+  for (let t = 1; t < breadth.length; t++) {
+    if (breadth[t] > breadth[from]) from = to = t;
+    else if (breadth[t] === breadth[from]) to = t;
   }
   return { from, to };
 }

@@ -97,7 +97,8 @@ export function assemble(n: number, decomposition: Decomposition, states: readon
 /**
  * Runs the portfolio at one capacity until a run ends (found or proven infeasible) or the
  * budget does. A large part first tries the construction around its peak (peak-window.ts)
- * with up to half the budget: where it fits, no search is needed.
+ * with up to 3/4 of the budget: on one-peak traces it fits at the bound where the search
+ * alone does not, and where it fits no search is needed.
  */
 function decide(state: PartState, capacity: number, budget: Budget, seed: number): SearchOutcome {
   const large = state.instances[0].n > SCAN_UP_TO;
