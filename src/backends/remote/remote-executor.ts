@@ -5,7 +5,7 @@ import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
 import { weightedGraph, type ExecuteOptions, type ExecuteReport } from '../execute.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { BackendError } from '../backend-error.ts';
-import { decodeInfo, decodeJobResponse, encodeJob, errorSentence, jobRecordOptions, WireError, type InfoResponse, type WirePlan } from './wire.ts';
+import { decodeInfo, decodeJobResponse, encodeJob, errorSentence, jobRecordOptions, WireError, type InfoResponse, wirePlan } from './wire.ts';
 
 /**
  * executeGraph's options, run by an agent: the weights' values travel with the job, the
@@ -80,14 +80,7 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
   const alignment = Math.max(served.requiredAlignment, options.alignment ?? 1);
   const verified = planAndVerify(options.planner, problem, { alignment });
   if (!verified.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${verified.violations[0]?.message}`);
-  const plan: WirePlan = {
-    planner: verified.planner,
-    approach: verified.approach,
-    alignment,
-    footprint: verified.footprint,
-    records: problem.records.map((r) => r.id),
-    ...(verified.objects === undefined ? { offsets: verified.offsets } : { objects: verified.objects }),
-  };
+  const plan = wirePlan(verified, problem, alignment);
   const body = Buffer.from(
     encodeJob({
       graph,

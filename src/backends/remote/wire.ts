@@ -1,5 +1,7 @@
 import { endianness } from 'node:os';
 import type { Plan } from '../../core/plans.ts';
+import type { Problem } from '../../core/problem.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { isDType } from '../../graph/dtype.ts';
 import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../../graph/ir.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../../graph/lifetimes.ts';
@@ -87,6 +89,18 @@ export interface WirePlan {
   readonly offsets?: readonly number[];
   /** Shared-objects approach: object per record and object sizes. */
   readonly objects?: { readonly ids: readonly number[]; readonly sizes: readonly number[] };
+}
+
+/** The wire form of a verified plan for `problem`, made with `alignment`. */
+export function wirePlan(verified: VerifiedResult, problem: Problem, alignment: number): WirePlan {
+  return {
+    planner: verified.planner,
+    approach: verified.approach,
+    alignment,
+    footprint: verified.footprint,
+    records: problem.records.map((r) => r.id),
+    ...(verified.objects === undefined ? { offsets: verified.offsets } : { objects: verified.objects }),
+  };
 }
 
 export interface WireRunOptions {

@@ -42,6 +42,14 @@ export interface DataArg {
 
 export type KernelArg = TensorArg | DataArg;
 
+/** The arguments of a kernel that reads its node's first input as `x` and writes its output as `y`. */
+export function inputOutputArgs(node: Node, vec4 = false): [TensorArg, TensorArg] {
+  return [
+    { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read', vec4 },
+    { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write', vec4 },
+  ];
+}
+
 export interface DispatchSpec {
   /** For error messages and debugging labels. */
   readonly label: string;

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { encodeJob, type JobRequest, type WirePlan, type WireRunOptions } from '../../../src/backends/remote/wire.ts';
+import { encodeJob, wirePlan, type JobRequest, type WireRunOptions } from '../../../src/backends/remote/wire.ts';
 import { weightedGraph } from '../../../src/backends/execute.ts';
 import type { Graph, Node, Tensor } from '../../../src/graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
@@ -129,13 +129,6 @@ export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', ru
   const graph = weightedGraph(source, 'seeded', 1);
   const problem = graphToProblem(graph, { ...records, elementSize: 4 });
   const verified = planAndVerify(findPlanner(planner), problem, { alignment });
-  const plan: WirePlan = {
-    planner: verified.planner,
-    approach: verified.approach,
-    alignment,
-    footprint: verified.footprint,
-    records: problem.records.map((r) => r.id),
-    ...(verified.objects === undefined ? { offsets: verified.offsets } : { objects: verified.objects }),
-  };
+  const plan = wirePlan(verified, problem, alignment);
   return JSON.parse(encodeJob({ graph, records, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
 }

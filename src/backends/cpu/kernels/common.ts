@@ -35,6 +35,23 @@ export function dims4(call: KernelCall, shape: readonly number[], layout: Layout
 }
 
 /**
+ * A window kernel's input (first) and output with their 4-D dimensions, checked: the
+ * lengths match the shapes, and batch and channels are the same on both sides.
+ */
+export function windowInOut(call: KernelCall): { x: Float32Array; out: Float32Array; inD: Dims4; outD: Dims4 } {
+  const x = input(call, 0);
+  const out = call.output;
+  checkLength(call, x, call.inputShapes[0], 'input');
+  checkLength(call, out, call.outputShape, 'output');
+  const inD = dims4(call, call.inputShapes[0], call.layout);
+  const outD = dims4(call, call.outputShape, call.layout);
+  if (inD.n !== outD.n || inD.c !== outD.c) {
+    throw new Error(`node ${call.node.name} (${call.node.op}): the output's batch or channels differ from the input's.`);
+  }
+  return { x, out, inD, outD };
+}
+
+/**
  * The output range [lo, hi) along one axis where every tap of the window lies inside the
  * input: o*stride - pad + k*dilation in [0, size) for every k < kernel.
  */

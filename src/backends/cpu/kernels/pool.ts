@@ -1,7 +1,7 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel, KernelCall } from '../kernel.ts';
 import { applyActivation } from './activation.ts';
-import { checkLength, dims4, input, padBefore, ScratchF64, ScratchI32 } from './common.ts';
+import { checkLength, dims4, input, padBefore, ScratchF64, ScratchI32, windowInOut } from './common.ts';
 
 type PoolNode = Extract<Node, { op: 'AveragePool' | 'MaxPool' }>;
 
@@ -19,13 +19,7 @@ export const maxPool: Kernel = (call) => pool(call, true);
 
 function pool(call: KernelCall, isMax: boolean): void {
   const node = call.node as PoolNode;
-  const x = input(call, 0);
-  const out = call.output;
-  checkLength(call, x, call.inputShapes[0], 'input');
-  checkLength(call, out, call.outputShape, 'output');
-  const inD = dims4(call, call.inputShapes[0], call.layout);
-  const outD = dims4(call, call.outputShape, call.layout);
-  if (inD.n !== outD.n || inD.c !== outD.c) throw new Error(`node ${node.name} (${node.op}): the output's batch or channels differ from the input's.`);
+  const { x, out, inD, outD } = windowInOut(call);
   const [kh, kw] = node.kernel;
   const [sh, sw] = node.strides;
   const [pt, pl] = padBefore(node.padding, inD.h, inD.w, kh, kw, sh, sw, 1, 1);

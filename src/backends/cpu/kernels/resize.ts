@@ -1,6 +1,6 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel } from '../kernel.ts';
-import { checkLength, dims4, input, ScratchF64, ScratchI32 } from './common.ts';
+import { ScratchF64, ScratchI32, windowInOut } from './common.ts';
 
 type ResizeNode = Extract<Node, { op: 'Resize' }>;
 
@@ -19,13 +19,7 @@ const f32 = Math.fround;
  */
 export const resize: Kernel = (call) => {
   const node = call.node as ResizeNode;
-  const x = input(call, 0);
-  const out = call.output;
-  checkLength(call, x, call.inputShapes[0], 'input');
-  checkLength(call, out, call.outputShape, 'output');
-  const inD = dims4(call, call.inputShapes[0], call.layout);
-  const outD = dims4(call, call.outputShape, call.layout);
-  if (inD.n !== outD.n || inD.c !== outD.c) throw new Error(`node ${node.name} (Resize): the output's batch or channels differ from the input's.`);
+  const { x, out, inD, outD } = windowInOut(call);
   const { n: batch, h, w, c } = inD;
   const { h: oh, w: ow } = outD;
   if (node.mode === 'nearest') {

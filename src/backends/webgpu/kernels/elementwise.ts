@@ -1,5 +1,5 @@
 import type { Activation, Node } from '../../../graph/ir.ts';
-import { KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
 import { act, checkRank, count, offsetsFromIndex, Params } from './wgsl.ts';
 import { broadcastStrides } from '../../kernel-geometry.ts';
 
@@ -90,10 +90,7 @@ function unarySpec(context: KernelContext, activation: Activation): DispatchSpec
   const params = new Params().activation(activation);
   return {
     label: node.name,
-    args: [
-      { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read', vec4: vec },
-      { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write', vec4: vec },
-    ],
+    args: inputOutputArgs(node, vec),
     code: `fn run(i: u32) {\n${params.lets()}\n  ${vec ? `y_st4(i, ${act('x_ld4(i)', true)})` : `y_st(i, ${act('x_ld(i)')})`};\n}`,
     params: params.values(),
     invocations: vec ? n / 4 : n,

@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import { KernelError, type WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, KernelError, type WebGpuKernel } from '../kernel.ts';
 import { checkRank, count, Params, stridesOf } from './wgsl.ts';
 
 type PadNode = Extract<Node, { op: 'Pad' }>;
@@ -40,10 +40,7 @@ export const pad: WebGpuKernel = (context) => {
   return [
     {
       label: node.name,
-      args: [
-        { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read' },
-        { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write' },
-      ],
+      args: inputOutputArgs(node),
       code,
       params: params.values(),
       invocations: count(outShape),

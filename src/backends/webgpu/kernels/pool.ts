@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import { KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, KernelError, type DispatchSpec, type KernelContext, type WebGpuKernel } from '../kernel.ts';
 import { act, dims4, index4, LOWEST_F32, padBefore, Params } from './wgsl.ts';
 
 type PoolNode = Extract<Node, { op: 'AveragePool' | 'MaxPool' }>;
@@ -57,10 +57,7 @@ function poolSpec(context: KernelContext, isMax: boolean): DispatchSpec {
   ];
   return {
     label: node.name,
-    args: [
-      { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read', vec4: vec },
-      { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write', vec4: vec },
-    ],
+    args: inputOutputArgs(node, vec),
     code: lines.join('\n'),
     params: params.values(),
     invocations: outD.n * outD.h * outD.w * blocks,
@@ -89,10 +86,7 @@ export const globalAveragePool: WebGpuKernel = (context) => {
   return [
     {
       label: node.name,
-      args: [
-        { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read', vec4: vec },
-        { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write', vec4: vec },
-      ],
+      args: inputOutputArgs(node, vec),
       code,
       params: params.values(),
       invocations: d.n * blocks,

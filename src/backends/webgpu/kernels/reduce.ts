@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import { KernelError, type WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, KernelError, type WebGpuKernel } from '../kernel.ts';
 import { checkRank, count, normalizeAxis, offsetsFromIndex, Params, stridesOf } from './wgsl.ts';
 
 type MeanNode = Extract<Node, { op: 'Mean' }>;
@@ -41,10 +41,7 @@ export const mean: WebGpuKernel = (context) => {
   return [
     {
       label: node.name,
-      args: [
-        { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read' },
-        { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write' },
-      ],
+      args: inputOutputArgs(node),
       code,
       params: params.values(),
       invocations: outCount,

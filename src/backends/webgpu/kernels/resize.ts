@@ -1,6 +1,6 @@
 import type { Node } from '../../../graph/ir.ts';
 import { bilinearSources, nearestSource } from '../../cpu/kernels/resize.ts';
-import { KernelError, type WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, KernelError, type WebGpuKernel } from '../kernel.ts';
 import { dims4, index4, Params } from './wgsl.ts';
 
 type ResizeNode = Extract<Node, { op: 'Resize' }>;
@@ -62,15 +62,13 @@ export const resize: WebGpuKernel = (context) => {
       `        + ${ld}(${at('y0', 'x1')}) * ((1.0f - dy) * dx) + ${ld}(${at('y1', 'x1')}) * (dy * dx);`,
     ];
   }
+  const [x, y] = inputOutputArgs(node, vec);
   const code = [...head, ...body, `  ${vec ? 'y_st4' : 'y_st'}(${outAt}, v);`, '}'].join('\n');
   return [
     {
       label: node.name,
-      args: [
-        { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read', vec4: vec },
-        { kind: 'data', name: 't', data: table },
-        { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write', vec4: vec },
-      ],
+      // The index table binds between the input and the output.
+      args: [x, { kind: 'data', name: 't', data: table }, y],
       code,
       params: params.values(),
       invocations: outD.n * oh * ow * blocks,

@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import type { WebGpuKernel } from '../kernel.ts';
+import { inputOutputArgs, type WebGpuKernel } from '../kernel.ts';
 import { count, LOWEST_F32, normalizeAxis, Params } from './wgsl.ts';
 
 type SoftmaxNode = Extract<Node, { op: 'Softmax' }>;
@@ -29,10 +29,7 @@ export const softmax: WebGpuKernel = (context) => {
   return [
     {
       label: node.name,
-      args: [
-        { kind: 'tensor', name: 'x', tensor: node.inputs[0], access: 'read' },
-        { kind: 'tensor', name: 'y', tensor: node.outputs[0], access: 'write' },
-      ],
+      args: inputOutputArgs(node),
       code,
       params: params.values(),
       invocations: rows * inner,
