@@ -20,17 +20,41 @@ import { UsageError } from './errors.ts';
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
 const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError];
 
+/**
+ * yargs' messages as one sentence: "Not enough non-option arguments: got 0, need at least
+ * 1" names what is missing instead (from the usage line, `memplan list <what>`); the rest
+ * lose their line breaks.
+ */
+function usageSentence(message: string, usage: string | undefined): string {
+  const line = usage?.split('\n')[0] ?? '';
+  const wanted = [...line.matchAll(/<([^>]+)>/g)].map((m) => `<${m[1]}>`);
+  const given = /got (\d+)/.exec(message);
+  if (/^Not enough non-option arguments/.test(message) && wanted.length > 0 && given) {
+    const command = line.slice(0, line.indexOf('<')).trim().replace(/^memplan /, '');
+    return `${command} needs ${wanted.slice(Number(given[1])).join(' ')}; its usage is above.`;
+  }
+  return message.replace(/\s*\n\s*/g, ' ');
+}
+
+const NO_COMMAND = 'give one of the commands above.';
+
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv)
     .scriptName('memplan')
     .usage('$0 <command> [options]')
     .strict()
-    .demandCommand(1, 'give a command; see memplan --help.')
+    .demandCommand(1, NO_COMMAND)
     .help()
     .version(false)
-    .fail((message, error) => {
-      // yargs' own messages may span lines; the contract is one sentence.
-      throw error ?? new UsageError(message.replace(/\s*\n\s*/g, ' '));
+    .fail((message, error, context) => {
+      if (error) throw error;
+      // A command line yargs rejects: the usage of that command, then one sentence.
+      // yargs hands its usage object here (not the Argv its types say): help() is the text.
+      const help = (context as unknown as { help?: () => string }).help;
+      const usage = typeof help === 'function' ? help.call(context) : undefined;
+      // The usage goes with a command line that lacks something; a wrong value gets the sentence alone.
+      const lacking = /^(Not enough non-option arguments|Missing required argument)/.test(message) || message === NO_COMMAND;
+      throw new UsageError(usageSentence(message, usage), lacking ? usage : undefined);
     });
   cli = registerPlan(cli);
   cli = registerList(cli);
@@ -44,6 +68,7 @@ export async function main(argv: string[]): Promise<void> {
     await cli.parseAsync();
   } catch (error) {
     if (USER_ERRORS.some((kind) => error instanceof kind)) {
+      if (error instanceof UsageError && error.usage) process.stderr.write(`${error.usage}\n\n`);
       process.stderr.write(`memplan: ${(error as Error).message}\n`);
       process.exitCode = 2;
       return;

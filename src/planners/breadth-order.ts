@@ -1,12 +1,13 @@
 import { denseTime } from '../core/dense-time.ts';
 import type { Problem } from '../core/problem.ts';
+import { mulberry32 } from '../core/synthetic.ts';
 
 /**
  * The order of the paper's Greedy by Breadth (Algorithm 1), shared by its two
  * variants: operators in non-increasing breadth (ties: earlier operator first, as
- * TFLite's stable sort leaves them), and at each operator the tensors of its profile not
- * yet visited, in non-increasing size (ties: record order). Calls `visit` once per
- * record, at the widest operator where it is live.
+ * TFLite's stable sort leaves them, or with `tieSeed` in a seeded random order), and at
+ * each operator the tensors of its profile not yet visited, in non-increasing size (ties:
+ * record order). Calls `visit` once per record, at the widest operator where it is live.
  *
  * Only operators where some record starts are ranked: any other operator's profile is
  * contained in the profile of the latest start before it, which is at least as broad
@@ -14,7 +15,7 @@ import type { Problem } from '../core/problem.ts';
  * records are found by a stabbing query on a segment tree that drops visited records as it
  * meets them, so the whole walk is O(n log n).
  */
-export function visitByBreadth(problem: Problem, visit: (record: number) => void): void {
+export function visitByBreadth(problem: Problem, visit: (record: number) => void, tieSeed?: number): void {
   const { records } = problem;
   const dense = denseTime(records);
   let size = 1;
@@ -45,7 +46,10 @@ export function visitByBreadth(problem: Problem, visit: (record: number) => void
     breadth[t] = live;
     if (isStart[t]) starts.push(t);
   }
-  starts.sort((a, b) => breadth[b] - breadth[a] || a - b);
+  const rank = new Float64Array(dense.points);
+  if (tieSeed === undefined) rank.forEach((_, t) => (rank[t] = t));
+  else rank.set(Array.from({ length: dense.points }, mulberry32(tieSeed)));
+  starts.sort((a, b) => breadth[b] - breadth[a] || rank[a] - rank[b] || a - b);
 
   const visited = new Uint8Array(records.length);
   const profile: number[] = [];

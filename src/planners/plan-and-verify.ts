@@ -33,6 +33,8 @@ export interface PlanOptions {
   /** Search planners: their time limit (ms) and seed (see PlannerOptions). */
   readonly timeLimitMs?: number;
   readonly seed?: number;
+  /** The tie-order study's seed (PlannerOptions.tieSeed); absent: TFLite's tie order. */
+  readonly tieSeed?: number;
   /** Pass when already computed for this problem. */
   readonly bounds?: LowerBounds;
 }
@@ -41,7 +43,7 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
   const alignment = checkAlignment(options.alignment);
   const bounds = options.bounds ?? lowerBounds(problem);
   const started = performance.now();
-  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed });
+  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed, tieSeed: options.tieSeed });
   const timeMs = performance.now() - started;
 
   const verification = verifyPlan(problem, plan, { alignment });

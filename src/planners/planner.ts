@@ -12,6 +12,13 @@ export interface PlannerOptions {
   readonly timeLimitMs?: number;
   /** Search planners only: seed of their choices (default 1); the same seed, the same plan. */
   readonly seed?: number;
+  /**
+   * The tie-order study: break ties among equal keys (sizes, breadths, gaps, first uses) in
+   * the problem's own record order, which the study shuffles, and rank operators of equal
+   * breadth in an order drawn from this seed. Absent: TFLite's order (records stably sorted
+   * by first use, operators by index; `inTieOrder` in first-use-order.ts).
+   */
+  readonly tieSeed?: number;
 }
 
 /**

@@ -7,11 +7,12 @@ import { naive as offsetsNaive } from './offsets/naive.ts';
 import { pathCover } from './offsets/path-cover.ts';
 import { search as offsetsSearch } from './offsets/search.ts';
 import { skylineByLifetime } from './offsets/skyline-by-lifetime.ts';
-import { stripPackingBestFit } from './offsets/strip-packing-best-fit.ts';
+import { stripPackingBestFit, stripPackingBestFitSmallerFirst } from './offsets/strip-packing-best-fit.ts';
 import type { Planner } from './planner.ts';
 import { equality } from './shared-objects/equality.ts';
 import { exact as sharedObjectsExact } from './shared-objects/exact.ts';
 import { greedyByBreadth } from './shared-objects/greedy-by-breadth.ts';
+import { greedyBySizeImprovedSizeFirst } from './shared-objects/greedy-by-size-improved-size-first.ts';
 import { greedyBySizeImproved } from './shared-objects/greedy-by-size-improved.ts';
 import { greedyBySize } from './shared-objects/greedy-by-size.ts';
 import { greedyInOrder } from './shared-objects/greedy-in-order.ts';
@@ -27,11 +28,13 @@ export const PLANNERS: readonly Planner[] = [
   greedyByBreadth,
   greedyBySize,
   greedyBySizeImproved,
+  greedyBySizeImprovedSizeFirst,
   sharedObjectsExact,
   offsetsNaive,
   offsetsGreedyBySize,
   offsetsGreedyByBreadth,
   stripPackingBestFit,
+  stripPackingBestFitSmallerFirst,
   skylineByLifetime,
   pathCover,
   bestOf,

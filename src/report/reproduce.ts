@@ -1,14 +1,19 @@
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadExperiment } from '../experiments/config.ts';
 import type { CellResult } from '../experiments/result.ts';
+import { ResultStore } from '../experiments/result-store.ts';
+import type { RunInfo } from '../experiments/run-info.ts';
 import { runExperiment } from '../experiments/runner.ts';
+import { runTieOrderStudy, type TieOrderStudy } from '../experiments/tie-orders.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
 import { renderChart } from './charts/render.ts';
-import { claimsToMarkdown, evaluateClaims } from './claims.ts';
+import { tieOrderChartSpec } from './charts/tie-order-chart.ts';
+import { claimsToMarkdown, evaluateClaims, TOLERANCE } from './claims.ts';
 import { drawPicture } from './picture.ts';
 import { runTable, writeTable } from './run-report.ts';
+import { tieOrderCsv, tieOrderMarkdown } from './tie-order-table.ts';
 
 const EXPERIMENTS = fileURLToPath(new URL('../../experiments/', import.meta.url));
 
@@ -17,7 +22,35 @@ export interface ReproduceOptions {
   readonly out: string;
   /** Where the two runs go (default results). */
   readonly runs: string;
+  /** Random tie orders per network in the tie-order study (default 200). */
+  readonly tieOrders?: number;
+  /** Where the latency runs live (default results: the committed `results/latency-cpu/<run>`). */
+  readonly latencyRoot?: string;
+  /** Run `experiments/latency-cpu.json` again first (minutes); claim 7 then reads the new run. */
+  readonly rerunLatency?: boolean;
   readonly quiet?: boolean;
+}
+
+export const DEFAULT_TIE_ORDERS = 200;
+
+/** Rule variants shown in the tie-order study beside each table's strategies (not in the tables). */
+const TIE_ORDER_VARIANTS = {
+  table1: ['shared-objects/greedy-by-size-improved-size-first'],
+  table2: ['offsets/strip-packing-best-fit-smaller-first'],
+} as const;
+
+/** The latest latency run under `root`, with a sentence naming it and the machine it ran on. */
+async function latencyEvidence(root: string): Promise<{ cells: CellResult[]; source: string } | undefined> {
+  const store = await ResultStore.latest(root, 'latency-cpu');
+  if (store === undefined) return undefined;
+  const cells = await store.read();
+  if (cells.length === 0) return undefined;
+  const info = await store.readRunInfo<RunInfo>();
+  const where = relative(process.cwd(), store.dir).split('\\').join('/');
+  return {
+    cells,
+    source: `Measured by \`memplan run experiments/latency-cpu.json\` (${where}) on ${info.date.slice(0, 10)}: ${info.machine.cpu}, ${info.machine.cores} cores, ${info.machine.os}, Node ${info.versions.node}.`,
+  };
 }
 
 /**
@@ -34,7 +67,31 @@ export async function reproducePaper(options: ReproduceOptions): Promise<string[
     await renderChart(footprintChartSpec(outcome.results, { title: `${experiment.title}: footprint over the lower bound` }), join(options.out, 'charts', `${name}-footprint`));
     runs[name] = { title: experiment.title, results: outcome.results, markdown };
   }
-  const claims = evaluateClaims({ sharedObjects: runs.table1.results, offsets: runs.table2.results });
+  const draws = options.tieOrders ?? DEFAULT_TIE_ORDERS;
+  const studies = {} as Record<'table1' | 'table2', TieOrderStudy>;
+  const tieOrderTables: string[] = [];
+  for (const name of ['table1', 'table2'] as const) {
+    const experiment = await loadExperiment(join(EXPERIMENTS, `${name}.json`));
+    const study = await runTieOrderStudy(experiment, { draws, extraPlanners: TIE_ORDER_VARIANTS[name], quiet: options.quiet });
+    studies[name] = study;
+    const markdown = tieOrderMarkdown(study, experiment.title);
+    await writeFileAtomic(join(options.out, `tie-orders-${name}.md`), markdown);
+    await writeFileAtomic(join(options.out, `tie-orders-${name}.csv`), tieOrderCsv(study));
+    await renderChart(tieOrderChartSpec(study, { title: `${experiment.title}: footprint under random tie orders` }), join(options.out, 'charts', `${name}-tie-orders`));
+    tieOrderTables.push(markdown);
+  }
+
+  const latencyRoot = options.latencyRoot ?? 'results';
+  if (options.rerunLatency) {
+    await runExperiment(await loadExperiment(join(EXPERIMENTS, 'latency-cpu.json')), { root: latencyRoot, quiet: options.quiet });
+  }
+  const latency = await latencyEvidence(latencyRoot);
+  const claims = evaluateClaims({
+    sharedObjects: runs.table1.results,
+    offsets: runs.table2.results,
+    tieOrders: { sharedObjects: studies.table1, offsets: studies.table2 },
+    ...(latency ? { latency: latency.cells, latencySource: latency.source } : {}),
+  });
   const claimsMarkdown = claimsToMarkdown(claims);
   await writeFileAtomic(join(options.out, 'claims.md'), claimsMarkdown);
   await writeFileAtomic(join(options.out, 'claims.json'), `${JSON.stringify(claims, null, 2)}\n`);
@@ -43,8 +100,11 @@ export async function reproducePaper(options: ReproduceOptions): Promise<string[
     pictures.push(await drawPicture('zoo:deeplab-v3', planner, join(options.out, 'charts'), { elementSize: 4 }));
   }
   await writeFileAtomic(join(options.out, 'timings.md'), timingsMarkdown([...runs.table1.results, ...runs.table2.results]));
-  await writeFileAtomic(join(options.out, 'README.md'), page(runs.table1.markdown, runs.table2.markdown, claimsMarkdown, pictures.map((p) => p.replace(/^.*[\\/]charts[\\/]/, 'charts/'))));
-  return ['README.md', 'table1.md', 'table2.md', 'claims.md', 'timings.md'].map((f) => join(options.out, f));
+  await writeFileAtomic(
+    join(options.out, 'README.md'),
+    page(runs.table1.markdown, runs.table2.markdown, tieOrderTables, claimsMarkdown, pictures.map((p) => p.replace(/^.*[\\/]charts[\\/]/, 'charts/'))),
+  );
+  return ['README.md', 'table1.md', 'table2.md', 'tie-orders-table1.md', 'tie-orders-table2.md', 'claims.md', 'timings.md'].map((f) => join(options.out, f));
 }
 
 function timingsMarkdown(results: readonly CellResult[]): string {
@@ -60,7 +120,7 @@ function timingsMarkdown(results: readonly CellResult[]): string {
   ].join('\n')}\n`;
 }
 
-function page(table1: string, table2: string, claims: string, pictures: readonly string[]): string {
+function page(table1: string, table2: string, tieOrders: readonly string[], claims: string, pictures: readonly string[]): string {
   return `${[
     '# Reproduction of Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net Inference" (2020)',
     '',
@@ -69,10 +129,17 @@ function page(table1: string, table2: string, claims: string, pictures: readonly
     'models; records at fp32 with graph inputs and outputs left out (see DEVELOPERS.md). Sizes in MiB (2^20 bytes).',
     'Planning times depend on the machine and are in `timings.md`, written by each run and not committed.',
     '',
+    "The paper's numbers came from the TFLite GPU delegate's memory_management code. The strategies TFLite ships",
+    '(naive, equality, Greedy in order, Min-cost Flow, Greedy by Breadth, Greedy by Size Improved, offsets Greedy by',
+    "Size) give exactly the totals of that code (LiteRT, unmodified) on every instance of its published totals: they",
+    "plan the records in TFLite's order (by first use) and break every tie as its code does (tested).",
+    '',
     '## Table 1: Shared Objects',
     '',
     table1,
-    'Also as [CSV](table1.csv) and [LaTeX](table1.tex).',
+    'Also as [CSV](table1.csv) and [LaTeX](table1.tex). Greedy by Size Improved picks, within a stage, the tensor with the',
+    "smallest gap first, then the largest, as TFLite's priority does; `shared-objects/greedy-by-size-improved-size-first`",
+    '(size before gap, a variant of this project, not the paper\'s strategy) is shown in the tie-order study below.',
     '',
     '![Table 1 footprints over the lower bound](charts/table1-footprint.png)',
     '',
@@ -81,12 +148,28 @@ function page(table1: string, table2: string, claims: string, pictures: readonly
     table2,
     'Also as [CSV](table2.csv) and [LaTeX](table2.tex). Greedy and Min-cost Flow are shared-objects strategies laid out contiguously, as in the paper.',
     '',
+    'What cannot be matched to code: offsets Greedy by Breadth follows the paper (section 5.3: the gap search of Algorithm 3',
+    'in breadth order), while TFLite lays out the shared objects of its Greedy by Breadth contiguously. Strip Packing',
+    'Best-fit has no public code; our tie rule among records of equal lifetime is "larger first, then record order", and',
+    'the tie-order study shows the other rule ("smaller first") beside it.',
+    '',
     '![Table 2 footprints over the lower bound](charts/table2-footprint.png)',
     '',
+    '## How much the order of equal keys moves each strategy',
+    '',
+    "The paper-era code sorted with an unstable sort; LiteRT now sorts stably, which the tables follow. Below, every",
+    'strategy plans each network under seeded random orders of equal keys (equal sizes, breadths, first uses, gaps):',
+    'a strategy whose footprint never moves was found independent of the tie order on that network, not assumed so.',
+    'Also as CSV ([Table 1](tie-orders-table1.csv), [Table 2](tie-orders-table2.csv)); `--tie-orders N` sets the number of orders.',
+    '',
+    ...tieOrders.flatMap((t, k) => [t, `![Tie-order ranges, Table ${k + 1}](charts/table${k + 1}-tie-orders.png)`, '']),
     '## The claims of the paper, on our numbers',
     '',
     claims,
-    'A claim "up to P%" holds when our largest figure is at least P minus 2 percentage points (our figure may exceed P).',
+    `Verdicts: "holds" when our figures match the paper's within ${TOLERANCE.percentagePoints} percentage points (${TOLERANCE.times}x for ratios); "holds in direction" when`,
+    'the ordering or sign is the paper\'s but the magnitude is not (ours beside the paper\'s in the figures); "does not hold"',
+    'otherwise. Claims 1-6 are decided again under every random tie order of the study above. Claim 7 reads the latest',
+    'committed latency run (`npx memplan reproduce --latency` runs it again on this machine).',
     '',
     '## Allocation pictures (DeepLab v3, as the paper\'s Figures 3-6)',
     '',

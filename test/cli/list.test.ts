@@ -5,13 +5,13 @@ const APPROACHES = ['offsets', 'shared-objects'];
 const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3', 'exponential'];
 
 describe.concurrent('memplan list planners', () => {
-  it('--json lists the 17 planners with id, approach, title, citation and complexity', async ({ expect }) => {
+  it('--json lists the 19 planners with id, approach, title, citation and complexity', async ({ expect }) => {
     const run = await memplan('list', 'planners', '--json');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     const planners = JSON.parse(run.stdout) as Record<string, unknown>[];
     expect(Array.isArray(planners)).toBe(true);
-    expect(planners).toHaveLength(17);
+    expect(planners).toHaveLength(19);
     for (const p of planners) {
       expect(Object.keys(p).sort()).toEqual(['approach', 'citation', 'complexity', 'id', 'title']);
       expect(APPROACHES).toContain(p.approach);
@@ -20,8 +20,8 @@ describe.concurrent('memplan list planners', () => {
       expect(typeof p.citation === 'string' && p.citation !== '').toBe(true);
       expect(COMPLEXITIES).toContain(p.complexity);
     }
-    expect(new Set(planners.map((p) => p.id)).size).toBe(17);
-    expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(8);
+    expect(new Set(planners.map((p) => p.id)).size).toBe(19);
+    expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(9);
   });
 
   it('prints a table with a header and one row per planner', async ({ expect }) => {
@@ -70,5 +70,28 @@ describe('memplan list backends', () => {
     expect(lines[0]).toMatch(/^kind +title +available here$/);
     expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(['cpu', 'webgpu', 'remote', 'plan-only']);
     expect(lines[2]).toMatch(/ yes: /);
+  });
+});
+
+describe.concurrent('a command line that lacks what it needs', () => {
+  it('memplan list: its usage, then one sentence on its own line, exit 2', async ({ expect }) => {
+    const run = await memplan('list');
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('memplan list <what>');
+    expect(run.stderr).toMatch(/\[choices: "planners", "models", "backends"\]/);
+    expect(lines[lines.length - 2]).toBe('');
+    expect(lines[lines.length - 1]).toBe('memplan: list needs <what>; its usage is above.');
+  });
+
+  it('memplan alone: the commands, then one sentence, exit 2', async ({ expect }) => {
+    const run = await memplan();
+    expect(run.status).toBe(2);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('memplan <command> [options]');
+    expect(run.stderr).toMatch(/memplan reproduce/);
+    expect(lines[lines.length - 1]).toBe('memplan: give one of the commands above.');
+    expect(run.stderr.match(/^memplan: /gm)).toHaveLength(1);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { memplan, once, userErrorLine } from './run-memplan.ts';
 
-/** The built-in planner ids (DESIGN.md's 13, then this project's best-of, search and exact), in registry order. */
+/** The built-in planner ids (DESIGN.md's 13, this project's best-of, search and exact, two tie-rule variants), in registry order. */
 const PLANNER_IDS = [
   'shared-objects/naive',
   'shared-objects/equality',
@@ -13,11 +13,13 @@ const PLANNER_IDS = [
   'shared-objects/greedy-by-breadth',
   'shared-objects/greedy-by-size',
   'shared-objects/greedy-by-size-improved',
+  'shared-objects/greedy-by-size-improved-size-first',
   'shared-objects/exact',
   'offsets/naive',
   'offsets/greedy-by-size',
   'offsets/greedy-by-breadth',
   'offsets/strip-packing-best-fit',
+  'offsets/strip-packing-best-fit-smaller-first',
   'offsets/skyline-by-lifetime',
   'offsets/path-cover',
   'offsets/best-of',
@@ -135,7 +137,7 @@ describe.concurrent('memplan plan --json', () => {
     expect(report.results.find((r) => r.planner === 'offsets/naive')?.footprint).toBe(234);
   });
 
-  it('without --planner, runs all 17 planners; every plan is per record, in input order, and sound', async ({ expect }) => {
+  it('without --planner, runs all 19 planners; every plan is per record, in input order, and sound', async ({ expect }) => {
     const report = reportOf(await paperJson());
     expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
     for (const r of report.results) {

@@ -13,7 +13,7 @@ describe('every planner', () => {
     const ids = PLANNERS.map((p) => p.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const p of PLANNERS) expect(p.id.startsWith(`${p.approach}/`)).toBe(true);
-    expect(ids).toHaveLength(17);
+    expect(ids).toHaveLength(19);
   });
 
   describe.each(PLANNERS.map((p) => [p.id, p] as const))('%s', (_, planner) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CellResult } from '../../src/experiments/result.ts';
-import { evaluateClaims } from '../../src/report/claims.ts';
+import type { TieOrderStudy } from '../../src/experiments/tie-orders.ts';
+import { claimsToMarkdown, evaluateClaims } from '../../src/report/claims.ts';
 
 const MiB = 2 ** 20;
 const NETWORKS = ['mobilenet-v1', 'mobilenet-v2', 'deeplab-v3', 'inception-v3', 'posenet', 'blazeface'];
@@ -46,8 +47,8 @@ describe('the claims', () => {
       'shared-objects/min-cost-flow@mobilenet-v2': 11.8,
       'shared-objects/greedy-by-breadth@deeplab-v3': 11.5,
       'shared-objects/greedy-by-size@deeplab-v3': 11.5,
-      'shared-objects/greedy-in-order@deeplab-v3': 11.5,
-      'shared-objects/min-cost-flow@deeplab-v3': 11.5,
+      'shared-objects/greedy-in-order@deeplab-v3': 11.2,
+      'shared-objects/min-cost-flow@deeplab-v3': 11.2,
     }),
     offsets: cells('offsets', OFF, {
       'offsets/greedy-by-size@deeplab-v3': 10.77,
@@ -94,5 +95,58 @@ describe('the claims', () => {
     expect(claims[0].verdict).toBe('holds');
     expect(claims[2].verdict).toBe('holds');
     expect(claims[2].evidence).toMatch(/The optimum over the lower bound: .*deeplab-v3 1\.0500x/);
+  });
+
+  it('grade magnitudes: ours beside the paper\'s, "in direction" when only the sign agrees', () => {
+    // Greedy by Size 35% below Greedy on DeepLab v3 (paper: 25%): the direction holds, the magnitude does not.
+    const larger = { ...paperWorld, offsets: paperWorld.offsets.map((c) => (c.planner === 'shared-objects/greedy-in-order' && c.model === 'zoo:deeplab-v3' ? { ...c, footprint: 16.6 * MiB } : c)) };
+    const five = evaluateClaims(larger)[4];
+    expect(five.verdict).toBe('holds in direction');
+    expect(five.evidence).toMatch(/Up to 35\.1% \(paper: 25%\) less than Greedy/);
+    // Strip Packing Best-fit worse than Greedy by Size on DeepLab v3: claim 6 fails outright.
+    const reversed = { ...paperWorld, offsets: paperWorld.offsets.map((c) => (c.planner === 'offsets/strip-packing-best-fit' && c.model === 'zoo:deeplab-v3' ? { ...c, footprint: 11 * MiB } : c)) };
+    expect(evaluateClaims(reversed)[5].verdict).toBe('does not hold');
+  });
+
+  it('decide claim 7 from latency cells: significant speed-ups only, the source named', () => {
+    const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
+      ...paperWorld.offsets[0],
+      planner,
+      latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
+      backend: 'cpu',
+    }) satisfies CellResult;
+    const fast = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])], latencySource: 'Run on a test machine.' })[6];
+    expect(fast.verdict).toBe('holds');
+    expect(fast.evidence).toMatch(/\+10\.0%.*Run on a test machine\./);
+    const overlapping = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 101, [95, 105]), latency('offsets/greedy-by-size', 100, [96, 104])] })[6];
+    expect(overlapping.verdict).toBe('does not hold');
+    expect(overlapping.evidence).toMatch(/not significant/);
+  });
+
+  it('count the verdicts of claims 1-6 under every tie order of the studies', () => {
+    // Two draws: in the second, Greedy by Size Improved is worse on PoseNet (claim 1 fails there).
+    const study = (cells: readonly CellResult[], approach: 'offsets' | 'shared-objects'): TieOrderStudy => ({
+      experiment: approach,
+      approach,
+      seed: 1,
+      drawCount: 2,
+      cells: cells.map((c) => ({
+        model: c.model,
+        modelLabel: c.modelLabel,
+        planner: c.planner,
+        plannerTitle: c.plannerTitle,
+        lowerBound: c.lowerBounds.sharedObjects,
+        stable: c.footprint,
+        draws: [c.footprint, c.model === 'zoo:posenet' && c.planner === 'shared-objects/greedy-by-size-improved' ? 12 * MiB : c.footprint],
+      })),
+    });
+    const claims = evaluateClaims({ ...paperWorld, tieOrders: { sharedObjects: study(paperWorld.sharedObjects, 'shared-objects'), offsets: study(paperWorld.offsets, 'offsets') } });
+    expect(claims[0].underTieOrders).toEqual({ draws: 2, holds: 1, 'does not hold': 1 });
+    expect(claims[3].underTieOrders).toEqual({ draws: 2, holds: 2 });
+    expect(claims[6].underTieOrders).toBeUndefined();
+    const markdown = claimsToMarkdown(claims);
+    expect(markdown).toMatch(/Under 2 random tie orders/);
+    expect(markdown).toMatch(/holds under 1, does not hold under 1/);
+    expect(markdown).toMatch(/holds under all 2/);
   });
 });

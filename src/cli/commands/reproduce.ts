@@ -1,22 +1,31 @@
 import type { Argv } from 'yargs';
-import { reproducePaper } from '../../report/reproduce.ts';
+import { DEFAULT_TIE_ORDERS, reproducePaper } from '../../report/reproduce.ts';
 
 interface ReproduceArgs {
   out: string;
   runs: string;
+  'tie-orders': number;
+  latency: boolean;
 }
 
 export function registerReproduce(cli: Argv): Argv {
   return cli.command<ReproduceArgs>(
     'reproduce',
-    "Run Table 1 and Table 2, evaluate the paper's claims, render tables and charts",
+    "Run Table 1 and Table 2 and the tie-order study, evaluate the paper's claims, render tables and charts",
     (y) =>
       y
         .option('out', { type: 'string', default: 'results/paper', describe: 'where the reproduction goes' })
-        .option('runs', { type: 'string', default: 'results', describe: 'where the raw runs go' }) as unknown as Argv<ReproduceArgs>,
+        .option('runs', { type: 'string', default: 'results', describe: 'where the raw runs go (and where the latency runs are read)' })
+        .option('tie-orders', { type: 'number', default: DEFAULT_TIE_ORDERS, describe: 'random tie orders per network in the tie-order study' })
+        .option('latency', { type: 'boolean', default: false, describe: 'run experiments/latency-cpu.json again (minutes) before deciding claim 7' })
+        .check((args) => {
+          const n = args['tie-orders'];
+          if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--tie-orders must be a whole number >= 1, got ${n}.`);
+          return true;
+        }) as unknown as Argv<ReproduceArgs>,
     async (args) => {
       const started = performance.now();
-      const files = await reproducePaper({ out: args.out, runs: args.runs });
+      const files = await reproducePaper({ out: args.out, runs: args.runs, tieOrders: args['tie-orders'], latencyRoot: args.runs, rerunLatency: args.latency });
       process.stderr.write(`memplan: reproduced the paper in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       process.stdout.write(`${files[0]}\n`);
     },

@@ -1,4 +1,5 @@
 import { visitByBreadth } from '../breadth-order.ts';
+import { inTieOrder } from '../first-use-order.ts';
 import type { OffsetsPlanner } from '../planner.ts';
 import { placeByGapSearch } from './gap-search.ts';
 
@@ -13,5 +14,5 @@ export const greedyByBreadth: OffsetsPlanner = {
   title: 'Greedy by Breadth',
   citation: 'Pisarchyk & Lee 2020, section 4',
   complexity: 'n log n',
-  plan: (problem, options) => placeByGapSearch(problem, options, (place) => visitByBreadth(problem, place)),
+  plan: (problem, options) => inTieOrder(problem, options, (ordered) => placeByGapSearch(ordered, options, (place) => visitByBreadth(ordered, place, options?.tieSeed))),
 };

@@ -1,4 +1,4 @@
-import { bySizeDescending } from '../first-use-order.ts';
+import { bySizeDescending, inTieOrder } from '../first-use-order.ts';
 import type { OffsetsPlanner } from '../planner.ts';
 import { placeByGapSearch } from './gap-search.ts';
 
@@ -14,5 +14,6 @@ export const greedyBySize: OffsetsPlanner = {
   title: 'Greedy by Size',
   citation: 'Pisarchyk & Lee 2020, Algorithm 3',
   complexity: 'n log n',
-  plan: (problem, options) => placeByGapSearch(problem, options, (place) => bySizeDescending(problem.records).forEach(place)),
+  plan: (problem, options) =>
+    inTieOrder(problem, options, (ordered) => placeByGapSearch(ordered, options, (place) => bySizeDescending(ordered.records).forEach(place))),
 };

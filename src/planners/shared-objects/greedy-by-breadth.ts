@@ -1,7 +1,9 @@
 import { DisjointIntervalSet } from '../../core/interval-set.ts';
-import { sharedObjectsPlan } from '../../core/plans.ts';
+import { sharedObjectsPlan, type SharedObjectsPlan } from '../../core/plans.ts';
+import type { Problem } from '../../core/problem.ts';
 import { visitByBreadth } from '../breadth-order.ts';
-import { withAlignedSizes, type SharedObjectsPlanner } from '../planner.ts';
+import { inTieOrder } from '../first-use-order.ts';
+import { withAlignedSizes, type PlannerOptions, type SharedObjectsPlanner } from '../planner.ts';
 
 /**
  * Greedy by Breadth (paper, Algorithm 1): operators in non-increasing breadth, their
@@ -15,33 +17,35 @@ export const greedyByBreadth: SharedObjectsPlanner = {
   title: 'Greedy by Breadth',
   citation: 'Pisarchyk & Lee 2020, Algorithm 1',
   complexity: 'n^2',
-  plan(problem, options) {
-    const aligned = withAlignedSizes(problem, options);
-    const { records } = aligned;
-    const objectIds = new Array<number>(records.length).fill(-1);
-    const objectSizes: number[] = [];
-    const schedules: DisjointIntervalSet[] = [];
-    visitByBreadth(aligned, (i) => {
-      const { size, first, last } = records[i];
-      let best = -1;
-      for (let id = 0; id < objectSizes.length; id++) {
-        if (best >= 0) {
-          // Only an object that fits better than the best so far is worth a look.
-          const bestSize = objectSizes[best];
-          const candidate = objectSizes[id];
-          if (bestSize < size ? candidate <= bestSize : candidate < size || candidate >= bestSize) continue;
-        }
-        if (schedules[id].isFree(first, last)) best = id;
-      }
-      if (best < 0) {
-        best = objectSizes.push(size) - 1;
-        schedules.push(new DisjointIntervalSet());
-      } else {
-        objectSizes[best] = Math.max(objectSizes[best], size);
-      }
-      schedules[best].insert(first, last);
-      objectIds[i] = best;
-    });
-    return sharedObjectsPlan(objectIds, objectSizes);
-  },
+  plan: (problem, options) => inTieOrder(problem, options, (ordered) => planInOrder(ordered, options)),
 };
+
+function planInOrder(problem: Problem, options: PlannerOptions | undefined): SharedObjectsPlan {
+  const aligned = withAlignedSizes(problem, options);
+  const { records } = aligned;
+  const objectIds = new Array<number>(records.length).fill(-1);
+  const objectSizes: number[] = [];
+  const schedules: DisjointIntervalSet[] = [];
+  visitByBreadth(aligned, (i) => {
+    const { size, first, last } = records[i];
+    let best = -1;
+    for (let id = 0; id < objectSizes.length; id++) {
+      if (best >= 0) {
+        // Only an object that fits better than the best so far is worth a look.
+        const bestSize = objectSizes[best];
+        const candidate = objectSizes[id];
+        if (bestSize < size ? candidate <= bestSize : candidate < size || candidate >= bestSize) continue;
+      }
+      if (schedules[id].isFree(first, last)) best = id;
+    }
+    if (best < 0) {
+      best = objectSizes.push(size) - 1;
+      schedules.push(new DisjointIntervalSet());
+    } else {
+      objectSizes[best] = Math.max(objectSizes[best], size);
+    }
+    schedules[best].insert(first, last);
+    objectIds[i] = best;
+  }, options?.tieSeed);
+  return sharedObjectsPlan(objectIds, objectSizes);
+}

@@ -9,10 +9,14 @@ import { withAlignedSizes, type SharedObjectsPlanner } from '../planner.ts';
  * Network: source -> L_i (cap 1, cost 0); R_i -> sink (cap 1, cost 0); source -> R_i
  * (cap 1, cost size_i: tensor i opens a new object); L_j -> R_i when tensor j dies
  * before tensor i is first used (cap 1, cost max(0, size_i - size_j): i reuses j's
- * object, growing it). A flow of n by successive shortest paths (queue-based
- * Bellman-Ford, which tolerates the negative costs of residual edges); each saturated
- * source -> R_i starts an object, and saturated L_j -> R_i edges chain tensors into it.
- * Edge order and strict improvements follow TFLite so that ties resolve the same way.
+ * object, growing it). A flow of n by successive shortest paths (Bellman-Ford in passes,
+ * TFLite's SPFA); each saturated source -> R_i starts an object, and saturated L_j -> R_i
+ * edges chain tensors into it. Many flows have the same cost: the edge order, the pass
+ * order of the search and strict improvements follow TFLite so that the same one is found.
+ *
+ * Arithmetic as TFLite's: costs are 32-bit ints and distances unsigned, so a path whose
+ * running cost goes negative (through a residual edge) is never taken, and sizes of 2 GiB
+ * or more wrap. The search is then not an exact shortest path, but it is the authors'.
  */
 export const minCostFlow: SharedObjectsPlanner = {
   id: 'shared-objects/min-cost-flow',
@@ -37,14 +41,14 @@ class FlowNetwork {
   to!: Int32Array;
   from!: Int32Array;
   capacity!: Int8Array;
-  cost!: Float64Array;
+  cost!: Int32Array;
   /** Edges of vertex v: edgeOf[rowStart[v] .. rowStart[v + 1]). */
   rowStart!: Int32Array;
   edgeOf!: Int32Array;
 
   constructor(private readonly vertices: number) {}
 
-  /** Adds an edge of capacity 1 and its residual twin (id ^ 1, capacity 0). */
+  /** Adds an edge of capacity 1 and its residual twin (id ^ 1, capacity 0); the cost is kept as a 32-bit int. */
   addEdge(from: number, to: number, cost: number): void {
     this.pending.push(from, to, cost);
   }
@@ -54,7 +58,7 @@ class FlowNetwork {
     this.to = new Int32Array(edges);
     this.from = new Int32Array(edges);
     this.capacity = new Int8Array(edges);
-    this.cost = new Float64Array(edges);
+    this.cost = new Int32Array(edges);
     const degree = new Int32Array(this.vertices + 1);
     for (let k = 0, e = 0; k < this.pending.length; k += 3, e += 2) {
       const [a, b, c] = [this.pending[k], this.pending[k + 1], this.pending[k + 2]];
@@ -76,6 +80,8 @@ class FlowNetwork {
     this.pending.length = 0;
   }
 }
+
+const INT_MAX = 2 ** 31 - 1;
 
 function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignment {
   const n = records.length;
@@ -108,40 +114,49 @@ function solveMinCostFlow(records: readonly TensorUsageRecord[]): ObjectAssignme
   const { to, from, capacity, cost, rowStart, edgeOf } = net;
 
   const vertices = 2 * n + 2;
+  // Unsigned in TFLite, starting at INT_MAX: a negative candidate compares as huge.
   const distance = new Float64Array(vertices);
   const viaEdge = new Int32Array(vertices);
-  const queued = new Uint8Array(vertices);
-  const queue = new Int32Array(vertices + 1);
+  // The pass in which a vertex last joined the next pass's queue.
+  const joinedPass = new Int32Array(vertices);
+  let current = new Int32Array(vertices);
+  let next = new Int32Array(vertices);
   for (let flow = 0; flow < n; flow++) {
-    distance.fill(Infinity);
-    viaEdge.fill(-1);
+    distance.fill(INT_MAX);
+    joinedPass.fill(0);
     distance[source] = 0;
-    // A ring buffer: each vertex is in the queue at most once.
-    let head = 0;
-    let tail = 0;
-    queue[tail++] = source;
-    queued[source] = 1;
-    while (head !== tail) {
-      const v = queue[head];
-      head = (head + 1) % queue.length;
-      queued[v] = 0;
-      for (let k = rowStart[v]; k < rowStart[v + 1]; k++) {
-        const e = edgeOf[k];
-        if (capacity[e] <= 0) continue;
-        const u = to[e];
-        const candidate = distance[v] + cost[e];
-        if (candidate < distance[u]) {
-          distance[u] = candidate;
-          viaEdge[u] = e;
-          if (!queued[u]) {
-            queue[tail] = u;
-            tail = (tail + 1) % queue.length;
-            queued[u] = 1;
+    // Shortest paths in passes, as TFLite's SPFA runs them: the vertices improved during a
+    // pass form the next pass's queue, each once, even when one of them is still waiting
+    // in the current pass (it is then scanned in both). A single FIFO with an in-queue flag
+    // scans in another order and, among flows of equal cost, finds another one.
+    let pass = 1;
+    let currentLength = 0;
+    current[currentLength++] = source;
+    joinedPass[source] = pass;
+    while (currentLength > 0) {
+      pass++;
+      let nextLength = 0;
+      for (let q = 0; q < currentLength; q++) {
+        const v = current[q];
+        for (let k = rowStart[v]; k < rowStart[v + 1]; k++) {
+          const e = edgeOf[k];
+          if (capacity[e] <= 0) continue;
+          const u = to[e];
+          const candidate = (distance[v] + cost[e]) | 0;
+          if (candidate >= 0 && candidate < distance[u]) {
+            distance[u] = candidate;
+            viaEdge[u] = e;
+            if (joinedPass[u] !== pass) {
+              next[nextLength++] = u;
+              joinedPass[u] = pass;
+            }
           }
         }
       }
+      [current, next] = [next, current];
+      currentLength = nextLength;
     }
-    if (distance[sink] === Infinity) break;
+    if (distance[sink] === INT_MAX) break;
     for (let v = sink; v !== source; v = from[viaEdge[v]]) {
       capacity[viaEdge[v]] -= 1;
       capacity[viaEdge[v] ^ 1] += 1;
