@@ -9,13 +9,37 @@ export interface DeviceInfo {
 }
 
 /**
+ * What a prepared network holds, in bytes, counted where the backend allocates it (not
+ * inferred from the plan): the figures `memplan exec` reports beside the measured peak.
+ */
+export interface BackendMemory {
+  /** The planned intermediate tensors: the arena, or the object buffers. */
+  readonly intermediates: number;
+  /**
+   * Graph inputs and outputs: buffers of their own where the plan does not cover them, and
+   * the arrays the outputs are handed back in.
+   */
+  readonly io: number;
+  /** Weights and other constants, one copy each: the form the kernels compute with. */
+  readonly weights: number;
+  /** Kernel scratch (im2col tiles, staged operands, the SIMD engine's memory): its high-water so far. */
+  readonly scratch: number;
+  /** Device backends: bytes of every device buffer created, by what it holds. */
+  readonly device?: { readonly intermediates: number; readonly io: number; readonly weights: number; readonly other: number };
+}
+
+/**
  * A network ready to run inside one verified plan: intermediate tensors live exactly where
  * the plan puts them (one arena for offsets, one buffer per object for shared objects).
  */
 export interface PreparedNetwork {
-  /** Bytes allocated for the planned intermediate tensors. */
-  readonly plannedBytes: number;
-  /** Runs the network once on these graph inputs; returns copies of the graph outputs. */
+  /** What it holds now (scratch: the high-water of the inferences so far). */
+  memory(): BackendMemory;
+  /**
+   * Runs the network once on these graph inputs; returns copies of the graph outputs, in
+   * arrays the network owns and reuses: they hold this inference's values until the next
+   * one (copy them to keep them longer). Nothing is allocated per inference.
+   */
   infer(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>>;
   /**
    * Milliseconds the device itself spent on the last inference, by its own clock (WebGPU
@@ -33,6 +57,12 @@ export interface PrepareRequest {
   readonly problem: Problem;
   /** A plan that passed the verifier. */
   readonly plan: VerifiedResult;
+  /**
+   * Called with a constant's name once the backend holds its values in a form of its own
+   * (repacked, or on the device) and no longer reads the graph's copy: the owner of the
+   * graph may then drop it, so that only one copy of the weights stays.
+   */
+  readonly release?: (constant: string) => void;
 }
 
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */

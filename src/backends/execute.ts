@@ -1,14 +1,17 @@
-import { mulberry32 } from '../core/synthetic.ts';
-import { elementCount, type Graph } from '../graph/ir.ts';
+import type { Graph } from '../graph/ir.ts';
 import { plannedProblem, type RecordOptions } from '../graph/lifetimes.ts';
-import { withSeededWeights } from '../graph/seeded-weights.ts';
-import type { Backend, DeviceInfo } from './backend.ts';
-import { BackendError } from './backend-error.ts';
-import { relativeError, runOnnxRuntime } from './onnxruntime/onnxruntime-peer.ts';
+import { planOf } from '../planners/fixed-planner.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import type { Planner } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
+import type { Backend, DeviceInfo } from './backend.ts';
+import { measureIsolated, type WeightsSource } from './isolation/isolated.ts';
+import type { MeasureResult } from './isolation/measure-job.ts';
 import { summarizeLatency, type LatencySummary } from './latency.ts';
+import { relativeError, runOnnxRuntime } from './onnxruntime/onnxruntime-peer.ts';
+import { bitIdentical, seededInputs, weightedGraph } from './run-data.ts';
+
+export { bitIdentical, seededInputs, weightedGraph } from './run-data.ts';
 
 export interface ExecuteOptions {
   readonly backend: Backend;
@@ -39,6 +42,35 @@ export interface PeerReport {
   readonly relativeError: number;
 }
 
+/**
+ * Memory of one execution (bytes): what the plan asks for, what the backend allocated
+ * (counted where it allocates), and what the process that ran the plan alone measured.
+ */
+export interface MemoryReport {
+  /** The plan's footprint: the arena, or the sum of the objects. */
+  readonly planned: number;
+  /** Allocated for the planned intermediate tensors (arena or object buffers). */
+  readonly intermediates: number;
+  /** Buffers of graph inputs and outputs the plan does not cover. */
+  readonly io: number;
+  /** Held for weights, one copy (the form the kernels compute with). */
+  readonly weights: number;
+  /** Kernel scratch (im2col tiles, staged operands, SIMD engine memory): its high-water. */
+  readonly scratch: number;
+  /** Resident memory of the measured process after start-up and imports, before the network. */
+  readonly baselineRss: number;
+  /** Its peak resident memory through preparation and every inference. */
+  readonly peakRss: number;
+  /** peakRss - baselineRss: the figure charts use. */
+  readonly peakRssDelta: number;
+  /** peakRssDelta less intermediates, io, weights and scratch: what the figures above do not account for. */
+  readonly rest: number;
+  /** How the peak was read, and that it was read in an isolated process. */
+  readonly method: string;
+  /** Device backends: device buffers by what they hold (the figures above are these, for a device). */
+  readonly device?: { readonly intermediates: number; readonly io: number; readonly weights: number; readonly other: number };
+}
+
 /** The JSON of `memplan exec`. */
 export interface ExecuteReport {
   readonly backend: string;
@@ -51,91 +83,68 @@ export interface ExecuteReport {
    * says how it was measured.
    */
   readonly deviceMs?: LatencySummary;
-  /** Outputs bit-identical to the naive plan's; null when not checked. */
+  /** Outputs bit-identical to the naive plan's (run in a process of its own); null when not checked. */
   readonly matchesNaive: boolean | null;
+  readonly memory: MemoryReport;
+  /** Deprecated alias of memory.peakRss. */
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
   readonly peer?: PeerReport;
 }
 
-/** The graph with the weights it runs with: seeded (zoo, default) or the file's own. */
-export function weightedGraph(graph: Graph, weights: 'seeded' | 'file', seed: number): Graph {
-  if (weights === 'seeded') {
-    const bare = new Map([...graph.tensors].map(([name, t]) => [name, t.constant ? { ...t, data: undefined, dtype: 'float32' as const } : t]));
-    return withSeededWeights({ ...graph, tensors: bare }, seed);
-  }
-  for (const tensor of graph.tensors.values()) {
-    if (tensor.constant && !(tensor.data instanceof Float32Array)) {
-      throw new BackendError(`${graph.name}: constant ${tensor.name} has no float32 values (${tensor.data ? tensor.dtype : 'none'}); run with seeded weights.`);
-    }
-  }
-  return graph;
-}
-
-/** Seeded inputs in [0, 1) for every graph input. */
-export function seededInputs(graph: Graph, seed: number): Map<string, Float32Array> {
-  const random = mulberry32(seed ^ 0x5eed);
-  return new Map(
-    graph.inputs.map((name) => {
-      const values = new Float32Array(elementCount(graph.tensors.get(name)?.shape ?? []));
-      for (let k = 0; k < values.length; k++) values[k] = random();
-      return [name, values];
-    }),
-  );
-}
-
-/** Are two output sets bit-identical (NaN patterns included)? */
-export function bitIdentical(a: ReadonlyMap<string, Float32Array>, b: ReadonlyMap<string, Float32Array>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, x] of a) {
-    const y = b.get(name);
-    if (y === undefined || x.length !== y.length) return false;
-    const xi = new Uint32Array(x.buffer, x.byteOffset, x.length);
-    const yi = new Uint32Array(y.buffer, y.byteOffset, y.length);
-    for (let k = 0; k < xi.length; k++) if (xi[k] !== yi[k]) return false;
-  }
-  return true;
+/** The memory report of a measured process's result. */
+export function memoryReport(planned: number, result: MeasureResult): MemoryReport {
+  const { intermediates, io, weights, scratch, device } = result.memory;
+  const peakRssDelta = result.peakRss - result.baselineRss;
+  return {
+    planned,
+    intermediates,
+    io,
+    weights,
+    scratch,
+    baselineRss: result.baselineRss,
+    peakRss: result.peakRss,
+    peakRssDelta,
+    rest: peakRssDelta - intermediates - io - weights - scratch,
+    method: `${result.rssMethod}; measured in an isolated process that ran this plan alone`,
+    ...(device ? { device } : {}),
+  };
 }
 
 /**
- * Runs the graph inside one verified plan: latency, and optionally proof by execution
- * against naive. What runs is the planned graph (record options' transforms and operator
- * order applied), the graph the plan's records come from: a plan holds only for the order
- * it was made for.
+ * Runs the graph inside one verified plan: latency and memory, measured in a process that
+ * runs this plan alone; optionally the proof by execution against naive, run in another
+ * process, and onnxruntime-node beside it in this one. What runs is the planned graph
+ * (record options' transforms and operator order applied), the graph the plan's records
+ * come from: a plan holds only for the order it was made for.
  */
 export async function executeGraph(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
-  const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
-  const { graph, problem } = plannedProblem(weighted, { ...options.records, elementSize: 4 });
+  const weightsKind = options.weights ?? 'seeded';
+  const weighted = weightedGraph(source, weightsKind, options.seed);
+  const records: RecordOptions = { ...options.records, elementSize: 4 };
+  const { graph, problem } = plannedProblem(weighted, records);
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
   const plan = planAndVerify(options.planner, problem, { alignment });
   if (!plan.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
-  const prepared = await options.backend.prepare({ graph, problem, plan });
-  const inputs = seededInputs(graph, options.seed);
-  let outputs = new Map<string, Float32Array>();
-  for (let k = 0; k < options.warmup; k++) outputs = await prepared.infer(inputs);
-  const samples: number[] = [];
-  const deviceSamples: number[] = [];
-  for (let k = 0; k < options.repetitions; k++) {
-    const started = performance.now();
-    outputs = await prepared.infer(inputs);
-    samples.push(performance.now() - started);
-    if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
-  }
-  prepared.dispose();
+  // The process re-derives records and verifies the plan with a planner that replays it.
+  const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
+  const job = { records, alignment, backend: options.backend.kind, seed: options.seed };
+  const measured = await measureIsolated(weighted, weights, { ...job, planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
   let matchesNaive: boolean | null = null;
   if (options.verifyByExecution ?? true) {
     const naive = planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment });
-    const reference = await options.backend.prepare({ graph, problem, plan: naive });
-    matchesNaive = bitIdentical(outputs, await reference.infer(inputs));
-    reference.dispose();
+    const reference = await measureIsolated(weighted, weights, { ...job, planner: naive.planner, plan: planOf(naive), warmup: 0, repetitions: 0 });
+    matchesNaive = bitIdentical(measured.outputs, reference.outputs);
   }
-  const latencyMs = summarizeLatency(samples, options.seed);
+  const latencyMs = summarizeLatency(measured.samples, options.seed);
   let peer: PeerReport | undefined;
   if (options.peer) {
-    const run = await runOnnxRuntime(graph, inputs, { warmup: options.warmup, repetitions: options.repetitions });
+    const run = await runOnnxRuntime(graph, seededInputs(graph, options.seed), { warmup: options.warmup, repetitions: options.repetitions });
     const peerLatency = summarizeLatency(run.samples, options.seed);
-    peer = { runtime: run.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(outputs, run.outputs) };
+    peer = { runtime: run.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, run.outputs) };
   }
+  const memory = memoryReport(plan.footprint, measured);
+  const { deviceSamples, samples } = measured;
   return {
     backend: options.backend.kind,
     planner: options.planner.id,
@@ -143,8 +152,9 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
     latencyMs,
     ...(deviceSamples.length === samples.length && samples.length > 0 ? { deviceMs: summarizeLatency(deviceSamples, options.seed) } : {}),
     matchesNaive,
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
-    device: await options.backend.device(),
+    memory,
+    peakRssBytes: memory.peakRss,
+    device: measured.device,
     ...(peer ? { peer } : {}),
   };
 }

@@ -69,8 +69,8 @@ export interface ReportOptions {
   readonly charts: readonly ChartKind[];
 }
 
-export type ChartKind = 'footprint' | 'scaling' | 'latency' | 'quality';
-export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling', 'latency', 'quality'];
+export type ChartKind = 'footprint' | 'scaling' | 'latency' | 'quality' | 'memory';
+export const CHART_KINDS: readonly ChartKind[] = ['footprint', 'scaling', 'latency', 'quality', 'memory'];
 
 export interface Experiment {
   readonly name: string;

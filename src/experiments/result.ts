@@ -1,5 +1,6 @@
 import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
+import type { MemoryReport } from '../backends/execute.ts';
 import type { LatencySummary } from '../backends/latency.ts';
 import type { OperatorOrder } from '../graph/lifetimes.ts';
 
@@ -57,6 +58,8 @@ export interface CellResult {
   readonly latencyMs?: LatencySummary;
   /** Executing backends with a device clock (WebGPU timestamp queries): the device's own time per inference. */
   readonly deviceMs?: LatencySummary;
+  /** Executing backends only: memory planned, allocated and measured in the isolated process that ran the plan. */
+  readonly memory?: MemoryReport;
   /** Executing backends only: outputs bit-identical to the naive plan's (null: not checked). */
   readonly matchesNaive?: boolean | null;
   /** Executing backends only: the peer runtime's latency on the same network, and ours over it. */

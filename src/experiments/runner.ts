@@ -129,6 +129,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
             latencyMs: report.latencyMs,
             ...(report.deviceMs ? { deviceMs: report.deviceMs } : {}),
             matchesNaive: report.matchesNaive,
+            memory: report.memory,
             device: report.device,
             ...(peer ? { peer: { ...peer, ratio: report.latencyMs.median / peer.latencyMs.median } } : {}),
           };

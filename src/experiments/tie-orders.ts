@@ -40,6 +40,9 @@ export interface TieOrderStudy {
   readonly cells: readonly TieOrderCell[];
 }
 
+/** Random tie orders per network in `memplan reproduce` (`--tie-orders`). */
+export const DEFAULT_TIE_ORDERS = 200;
+
 export interface TieOrderOptions {
   /** Seeded random tie orders per network (the study's N). */
   readonly draws: number;

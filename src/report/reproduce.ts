@@ -5,7 +5,7 @@ import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import type { RunInfo } from '../experiments/run-info.ts';
 import { runExperiment } from '../experiments/runner.ts';
-import { runTieOrderStudy, type TieOrderStudy } from '../experiments/tie-orders.ts';
+import { DEFAULT_TIE_ORDERS, runTieOrderStudy, type TieOrderStudy } from '../experiments/tie-orders.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
 import { renderChart } from './charts/render.ts';
@@ -31,7 +31,6 @@ export interface ReproduceOptions {
   readonly quiet?: boolean;
 }
 
-export const DEFAULT_TIE_ORDERS = 200;
 
 /** Rule variants shown in the tie-order study beside each table's strategies (not in the tables). */
 const TIE_ORDER_VARIANTS = {

@@ -5,10 +5,12 @@ import { ResultStore } from '../experiments/result-store.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
 import { latencyChartSpec } from './charts/latency-chart.ts';
+import { memoryChartSpec } from './charts/memory-chart.ts';
 import { evaluateClaims } from './claims.ts';
 import { qualityChartSpec } from './charts/quality-chart.ts';
 import { renderChart } from './charts/render.ts';
 import { scalingChartSpec } from './charts/scaling-chart.ts';
+import { memoryCsv, memoryMarkdown, measuredCells, savingChecks, savingChecksMarkdown } from './memory-table.ts';
 import { buildPaperTable, type PaperTable } from './paper-table.ts';
 import { tableToCsv, tableToLatex, tableToMarkdown } from './table-formats.ts';
 
@@ -53,6 +55,8 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
     const base = join(out, `${name}-${chart}`);
     if (chart === 'footprint') {
       await renderChart(footprintChartSpec(run.results, { title: `${run.experiment.title}: footprint over the lower bound` }), base);
+    } else if (chart === 'memory') {
+      await renderChart(memoryChartSpec(run.results, { title: `${run.experiment.title}: where memory goes` }), base);
     } else if (chart === 'latency') {
       await renderChart(latencyChartSpec(run.results, { title: `${run.experiment.title}: latency against planned memory` }), base);
     } else if (chart === 'quality') {
@@ -66,6 +70,14 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
     }
     files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
   }
+  let report = markdown;
+  if (measuredCells(run.results).length > 0) {
+    const text = `${memoryMarkdown(run.results)}\n${savingChecksMarkdown(savingChecks(run.results))}`;
+    await writeFileAtomic(join(out, `${name}-memory.md`), text);
+    await writeFileAtomic(join(out, `${name}-memory.csv`), memoryCsv(run.results));
+    files.push(join(out, `${name}-memory.md`), join(out, `${name}-memory.csv`));
+    report = `${report}\n${text}`;
+  }
   const latency = run.results.filter((r) => r.latencyMs !== undefined);
   if (latency.length > 0) {
     const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency }).find((c) => c.id === 7)!;
@@ -73,9 +85,9 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
     const text = `Devices:\n\n${devices.join('\n')}\n\n${latencyTable(latency)}\nClaim 7 (${claim.claim}): **${claim.verdict}**. ${claim.evidence}\n`;
     await writeFileAtomic(join(out, `${name}-latency.md`), text);
     files.push(join(out, `${name}-latency.md`));
-    return { markdown: `${markdown}\n${text}`, files };
+    return { markdown: `${report}\n${text}`, files };
   }
-  return { markdown, files };
+  return { markdown: report, files };
 }
 
 /** Latency per network and planner, with the peer runtime's where measured. */

@@ -5,11 +5,17 @@ import { buildZooModel } from '../../src/models/zoo.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
 
 describe.concurrent('memplan exec', () => {
-  it('--json prints latency, footprint, peak memory and the proof against naive', async ({ expect }) => {
+  it('--json prints latency, footprint, memory measured in an isolated process and the proof against naive', async ({ expect }) => {
     const run = await memplan('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '3', '--warmup', '1', '--json');
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'peakRssBytes', 'planner']);
+    expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'memory', 'peakRssBytes', 'planner']);
+    expect(Object.keys(report.memory).sort()).toEqual(['baselineRss', 'intermediates', 'io', 'method', 'peakRss', 'peakRssDelta', 'planned', 'rest', 'scratch', 'weights']);
+    expect(report.memory.planned).toBe(report.footprint);
+    expect(report.memory.intermediates).toBe(report.footprint);
+    expect(report.memory.peakRssDelta).toBe(report.memory.peakRss - report.memory.baselineRss);
+    expect(report.peakRssBytes).toBe(report.memory.peakRss);
+    expect(report.memory.method).toMatch(/isolated process/);
     expect(report).toMatchObject({ backend: 'cpu', planner: 'offsets/greedy-by-size', matchesNaive: true });
     expect(Object.keys(report.latencyMs).sort()).toEqual(['ci95', 'max', 'median', 'min', 'p90', 'runs']);
     const bound = lowerBounds(graphToProblem(buildZooModel('zoo:blazeface'), { elementSize: 4 })).offsets;
@@ -23,5 +29,14 @@ describe.concurrent('memplan exec', () => {
     ]);
     expect(userErrorLine(records)).toMatch(/holds usage records, not a network/);
     expect(userErrorLine(backend)).toMatch(/unknown backend "tpu"; available: cpu/);
+  });
+
+  it('prints the memory figures as one block of MiB, said to be measured in an isolated process', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:blazeface', '--repetitions', '2', '--warmup', '0');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^memory +measured in an isolated process that ran this plan alone/m);
+    for (const figure of ['planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline RSS', 'peak RSS', 'peak - base', 'rest']) {
+      expect(run.stdout).toMatch(new RegExp(`^${figure} +-?\\d+\\.\\d{3} `, 'm'));
+    }
   });
 });

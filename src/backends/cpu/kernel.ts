@@ -13,7 +13,23 @@ export interface KernelCall {
   readonly inputShapes: readonly (readonly number[])[];
   readonly output: Float32Array;
   readonly outputShape: readonly number[];
+  /**
+   * The kernel's constant inputs in the form it computes with (repacked weights), derived
+   * once when the network was prepared; the raw inputs they replace are then empty. Absent
+   * when a kernel is called on its own: it derives them from the raw inputs and caches them.
+   */
+  readonly prepared?: PreparedWeights;
+}
+
+/** A kernel's weights in its own form: the one copy the prepared network holds. */
+export interface PreparedWeights {
+  /** Inputs (indices) whose raw values the kernel no longer reads. */
+  readonly replaces: readonly number[];
+  /** Bytes of the derived form. */
+  readonly bytes: number;
 }
 
 export type Kernel = (call: KernelCall) => void;
+/** Derives a kernel's weights ahead of the first inference (undefined: it reads its inputs as they are). */
+export type WeightPreparer = (call: KernelCall) => PreparedWeights | undefined;
 export type KernelTable = Readonly<Partial<Record<OpType, Kernel>>>;

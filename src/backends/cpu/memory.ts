@@ -9,25 +9,30 @@ import type { PrepareRequest } from '../backend.ts';
  * outputs, unless planned; constants) get buffers of their own.
  */
 export interface TensorMemory {
-  readonly views: ReadonlyMap<string, Float32Array>;
-  readonly plannedBytes: number;
+  /** Views of every tensor; the backend drops those of constants it no longer reads. */
+  readonly views: Map<string, Float32Array>;
+  /** Bytes of the arena or of the object buffers, as allocated. */
+  readonly intermediates: number;
+  /** Bytes of the buffers of graph inputs and outputs the plan does not cover. */
+  readonly io: number;
 }
 
 export function bindMemory(request: PrepareRequest): TensorMemory {
   const { graph, problem, plan } = request;
   const views = new Map<string, Float32Array>();
   const elements = (name: string): number => elementCount(tensorOf(graph, name).shape);
-  let plannedBytes = 0;
+  let intermediates = 0;
+  let io = 0;
 
   if (plan.objects !== undefined) {
     const buffers = plan.objects.sizes.map((size) => new ArrayBuffer(size));
-    plannedBytes = plan.objects.sizes.reduce((a, b) => a + b, 0);
+    for (const buffer of buffers) intermediates += buffer.byteLength;
     problem.records.forEach((record, i) => {
       views.set(record.id, new Float32Array(buffers[plan.objects!.ids[i]], 0, elements(record.id)));
     });
   } else {
     const arena = new ArrayBuffer(plan.footprint);
-    plannedBytes = plan.footprint;
+    intermediates = arena.byteLength;
     problem.records.forEach((record, i) => {
       const offset = plan.offsets[i];
       if (offset % 4 !== 0) throw new Error(`the plan puts ${record.id} at byte ${offset}; float32 tensors need offsets that are multiples of 4 (plan with --align 4).`);
@@ -46,10 +51,12 @@ export function bindMemory(request: PrepareRequest): TensorMemory {
       if (tensor.data === undefined) throw new Error(`constant ${name} has no values; give the graph weights (withSeededWeights).`);
       views.set(name, toFloat32(tensor.data, name));
     } else {
-      views.set(name, new Float32Array(elementCount(tensor.shape)));
+      const buffer = new Float32Array(elementCount(tensor.shape));
+      io += buffer.byteLength;
+      views.set(name, buffer);
     }
   }
-  return { views, plannedBytes };
+  return { views, intermediates, io };
 }
 
 function tensorOf(graph: Graph, name: string) {

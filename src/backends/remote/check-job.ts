@@ -4,6 +4,7 @@ import { executionOrder } from '../../graph/execution-order.ts';
 import { elementCount, type Graph } from '../../graph/ir.ts';
 import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
 import { inferOutputShapes } from '../../graph/shape-inference.ts';
+import { fixedPlanner } from '../../planners/fixed-planner.ts';
 import type { Planner } from '../../planners/planner.ts';
 import { WireError, type DecodedPlan, type Job } from './wire.ts';
 
@@ -88,9 +89,7 @@ export function checkGraph(graph: Graph): void {
 
 /** A planner that returns the plan it was given: the received plan goes through executeGraph's own verification. */
 export function replayPlanner(received: DecodedPlan): Planner {
-  const info = { id: received.planner, title: received.planner, citation: 'plan received from the harness', complexity: 'n' as const };
-  const plan = received.plan;
-  return plan.approach === 'offsets' ? { ...info, approach: 'offsets', plan: () => plan } : { ...info, approach: 'shared-objects', plan: () => plan };
+  return fixedPlanner(received.planner, received.plan, 'plan received from the harness');
 }
 
 /**

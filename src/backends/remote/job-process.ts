@@ -1,7 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BackendError } from '../backend-error.ts';
+import { childModule } from '../child-module.ts';
 import type { FromRunner, ToRunner } from './job-runner.ts';
 import type { Job } from './wire.ts';
 
@@ -14,14 +13,6 @@ export type JobOutcome =
   | { readonly kind: 'aborted' }
   | { readonly kind: 'failed'; readonly message: string };
 
-const RUNNER = new URL('./job-runner.ts', import.meta.url);
-
-/** The runner is TypeScript: its process loads tsx first, with tsx's disk cache off (the agent writes no files). */
-function runnerArgs(): { execArgv: string[]; env: NodeJS.ProcessEnv } {
-  if (!RUNNER.pathname.endsWith('.ts')) return { execArgv: [], env: process.env };
-  const loader = createRequire(import.meta.url).resolve('tsx');
-  return { execArgv: ['--import', pathToFileURL(loader).href], env: { ...process.env, TSX_DISABLE_CACHE: '1' } };
-}
 
 interface Runner {
   readonly child: ChildProcess;
@@ -33,8 +24,9 @@ interface Runner {
 }
 
 function spawnRunner(): Runner {
-  const { execArgv, env } = runnerArgs();
-  const child = fork(fileURLToPath(RUNNER), [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const { path, execArgv, env } = childModule(import.meta.url, './job-runner');
+  // Its own process group: killing the job kills the processes it measures in too.
+  const child = fork(path, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
   let tail = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-4000);
@@ -55,6 +47,15 @@ function spawnRunner(): Runner {
     void gone.then(() => resolve(false));
   });
   return { child, ready, gone, stderrTail: () => tail };
+}
+
+/** Kills a job process and every process it started (its process group). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
 }
 
 function alive(child: ChildProcess): boolean {
@@ -94,7 +95,7 @@ export class JobProcesses {
     if (runner === undefined) return;
     const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.startupMs).unref());
     if (!(await Promise.race([runner.ready, timeout]))) {
-      if (alive(runner.child)) runner.child.kill('SIGKILL');
+      if (alive(runner.child)) killGroup(runner.child);
       await runner.gone;
       throw new BackendError(`the agent cannot start a job process: ${died(runner)}`);
     }
@@ -124,7 +125,7 @@ export class JobProcesses {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         runner.child.off('message', onMessage);
-        if (alive(runner.child)) runner.child.kill('SIGKILL');
+        if (alive(runner.child)) killGroup(runner.child);
         void runner.gone.then(() => {
           this.running.delete(runner);
           this.prestart();
@@ -158,7 +159,7 @@ export class JobProcesses {
     this.closed = true;
     const all = [...this.running, ...(this.standby ? [this.standby] : [])];
     this.standby = undefined;
-    for (const runner of all) if (alive(runner.child)) runner.child.kill('SIGKILL');
+    for (const runner of all) if (alive(runner.child)) killGroup(runner.child);
     await Promise.all(all.map((runner) => runner.gone));
   }
 }

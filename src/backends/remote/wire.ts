@@ -537,9 +537,13 @@ export function decodeInfo(text: string): InfoResponse {
 export function decodeJobResponse(text: string): JobResponse {
   const root = parseResponse(text);
   const report = object(root.report, 'the job response report');
-  const shape: Record<string, string> = { backend: 'string', planner: 'string', footprint: 'number', peakRssBytes: 'number', latencyMs: 'object', device: 'object' };
+  const shape: Record<string, string> = { backend: 'string', planner: 'string', footprint: 'number', peakRssBytes: 'number', latencyMs: 'object', memory: 'object', device: 'object' };
   for (const [key, type] of Object.entries(shape)) {
     if (typeof report[key] !== type || report[key] === null) throw new WireError(`the job response report has no ${key}.`);
+  }
+  const memory = report.memory as Record<string, unknown>;
+  for (const key of ['planned', 'intermediates', 'io', 'weights', 'scratch', 'baselineRss', 'peakRss', 'peakRssDelta', 'rest']) {
+    if (typeof memory[key] !== 'number') throw new WireError(`the job response report's memory has no ${key}.`);
   }
   if (report.matchesNaive !== null && typeof report.matchesNaive !== 'boolean') throw new WireError('the job response report has no matchesNaive.');
   if (report.deviceMs !== undefined && (typeof report.deviceMs !== 'object' || report.deviceMs === null)) throw new WireError('the job response report has a deviceMs that is not an object.');

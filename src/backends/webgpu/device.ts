@@ -121,10 +121,23 @@ async function openDevice(gpu: GPU, adapter: GPUAdapter, driver: DriverChoice, f
     maxStorageBuffersPerShaderStage: d.maxStorageBuffersPerShaderStage,
   };
   const timing: TimingMethod = timestamps ? 'timestamp-query' : 'wall-clock';
-  return { gpu, device, flags, limits, timing, info: deviceInfo(adapter, driver, limits, timing), pipelines: new Map(), layouts: new Map() };
+  return { gpu, device, flags, limits, timing, info: deviceInfo(adapter, driver, limits, timing, adapterLimits(a)), pipelines: new Map(), layouts: new Map() };
 }
 
-function deviceInfo(adapter: GPUAdapter, driver: DriverChoice, limits: GpuLimits, timing: TimingMethod): DeviceInfo {
+/** The adapter's own limits that bound memory and dispatches (what it reports, before the device request). */
+function adapterLimits(a: GPUSupportedLimits): Record<string, number> {
+  return {
+    maxBufferSize: a.maxBufferSize,
+    maxStorageBufferBindingSize: a.maxStorageBufferBindingSize,
+    minStorageBufferOffsetAlignment: a.minStorageBufferOffsetAlignment,
+    maxStorageBuffersPerShaderStage: a.maxStorageBuffersPerShaderStage,
+    maxComputeWorkgroupStorageSize: a.maxComputeWorkgroupStorageSize,
+    maxComputeInvocationsPerWorkgroup: a.maxComputeInvocationsPerWorkgroup,
+    maxComputeWorkgroupsPerDimension: a.maxComputeWorkgroupsPerDimension,
+  };
+}
+
+function deviceInfo(adapter: GPUAdapter, driver: DriverChoice, limits: GpuLimits, timing: TimingMethod, adapterLimitValues: Record<string, number>): DeviceInfo {
   const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
   const fallback = info.isFallbackAdapter ?? (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter ?? false;
   // Dawn's Vulkan description is "<driver name>: <driver info>".
@@ -144,6 +157,7 @@ function deviceInfo(adapter: GPUAdapter, driver: DriverChoice, limits: GpuLimits
     timing,
     storageOffsetAlignment: limits.storageOffsetAlignment,
     maxStorageBufferBindingSize: limits.maxStorageBufferBindingSize,
+    adapterLimits: adapterLimitValues,
     runtime: `webgpu ${packageVersion()} (Dawn), node ${process.version}`,
   };
 }

@@ -20,10 +20,12 @@ export interface GpuTensor {
  *
  * Tensors the plan does not cover get buffers of their own: graph inputs and outputs
  * (unless planned) and constants, which are uploaded on first use (kernels that repack a
- * constant upload their own copy instead).
+ * constant upload their own copy instead). Every buffer's bytes are counted when it is
+ * created, by what it holds (`bytes`).
  */
 export class GpuMemory {
-  readonly plannedBytes: number;
+  /** Bytes of the device buffers created, by what they hold. */
+  readonly bytes = { intermediates: 0, io: 0, weights: 0, other: 0 };
   private readonly tensors = new Map<string, GpuTensor>();
   private readonly owned: GPUBuffer[] = [];
   private readonly graph: Graph;
@@ -47,12 +49,10 @@ export class GpuMemory {
 
     if (plan.objects !== undefined) {
       const objects = plan.objects;
-      const buffers = objects.sizes.map((size, k) => this.createBuffer(`object ${k}`, size));
-      this.plannedBytes = objects.sizes.reduce((a, b) => a + b, 0);
+      const buffers = objects.sizes.map((size, k) => this.createBuffer(`object ${k}`, size, 'intermediates'));
       problem.records.forEach((record, i) => this.tensors.set(record.id, { buffer: buffers[objects.ids[i]], offset: 0, size: bytesOf(record.id) }));
     } else {
-      this.plannedBytes = plan.footprint;
-      const arena = problem.records.length > 0 ? this.createBuffer('arena', plan.footprint) : undefined;
+      const arena = problem.records.length > 0 ? this.createBuffer('arena', plan.footprint, 'intermediates') : undefined;
       problem.records.forEach((record, i) => {
         const offset = plan.offsets[i];
         if (offset % limits.storageOffsetAlignment !== 0) {
@@ -68,7 +68,7 @@ export class GpuMemory {
       if (this.tensors.has(name) || tensor.constant) continue;
       const bytes = elementCount(tensor.shape) * 4;
       this.checkBinding(name, bytes);
-      this.tensors.set(name, { buffer: this.createBuffer(name, bytes), offset: 0, size: bytes });
+      this.tensors.set(name, { buffer: this.createBuffer(name, bytes, 'io'), offset: 0, size: bytes });
     }
   }
 
@@ -85,11 +85,11 @@ export class GpuMemory {
     return gpu;
   }
 
-  /** A read-only buffer of its own holding these values (repacked weights, index tables). */
-  upload(label: string, data: Float32Array | Uint32Array): GpuTensor {
+  /** A read-only buffer of its own holding these values: weights (repacked ones, index tables) or a dispatch's parameters. */
+  upload(label: string, data: Float32Array | Uint32Array, holds: 'weights' | 'other' = 'weights'): GpuTensor {
     const size = Math.max(4, data.byteLength);
     this.checkBinding(label, size);
-    const buffer = this.createBuffer(label, size);
+    const buffer = this.createBuffer(label, size, holds);
     this.context.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
     return { buffer, offset: 0, size };
   }
@@ -99,12 +99,18 @@ export class GpuMemory {
     this.owned.length = 0;
   }
 
-  private createBuffer(label: string, bytes: number): GPUBuffer {
+  /** A buffer made outside this class (readback, timestamps), counted as `other`. */
+  account(bytes: number): void {
+    this.bytes.other += bytes;
+  }
+
+  private createBuffer(label: string, bytes: number, holds: keyof GpuMemory['bytes']): GPUBuffer {
     const { flags, limits, device } = this.context;
     const size = Math.max(4, Math.ceil(bytes / 4) * 4);
     if (size > limits.maxBufferSize) throw new BackendError(`${label} needs a ${size}-byte buffer; this WebGPU device allows at most ${limits.maxBufferSize} bytes per buffer.`);
     const buffer = device.createBuffer({ label, size, usage: flags.STORAGE | flags.COPY_SRC | flags.COPY_DST });
     this.owned.push(buffer);
+    this.bytes[holds] += size;
     return buffer;
   }
 

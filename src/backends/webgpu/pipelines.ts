@@ -24,7 +24,7 @@ export async function compileDispatches(context: GpuContext, memory: GpuMemory, 
     const dispatch = assembleDispatch(
       spec,
       (arg) => (arg.kind === 'tensor' ? memory.tensor(arg.tensor) : memory.upload(`${spec.label}: ${arg.name}`, arg.data)),
-      (params) => memory.upload(`${spec.label}: parameters`, params),
+      (params) => memory.upload(`${spec.label}: parameters`, params, 'other'),
       limits.maxWorkgroupsPerDimension,
     );
     if (dispatch.bindings.length > limits.maxStorageBuffersPerShaderStage) {

@@ -11,6 +11,8 @@ export class DispatchTimer {
   private readonly resolved: GPUBuffer | undefined;
   private readonly readback: GPUBuffer | undefined;
   private submittedAt = 0;
+  /** Bytes of the buffers it made (for the memory report). */
+  readonly bufferBytes: number;
 
   constructor(private readonly context: GpuContext) {
     this.method = context.timing;
@@ -20,6 +22,7 @@ export class DispatchTimer {
       this.resolved = device.createBuffer({ label: 'timestamps', size: 16, usage: flags.QUERY_RESOLVE | flags.COPY_SRC });
       this.readback = device.createBuffer({ label: 'timestamps readback', size: 16, usage: flags.MAP_READ | flags.COPY_DST });
     }
+    this.bufferBytes = (this.resolved?.size ?? 0) + (this.readback?.size ?? 0);
   }
 
   /** The compute pass descriptor: timestamps written at its beginning and end. */

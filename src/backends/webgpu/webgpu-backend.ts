@@ -53,6 +53,8 @@ export const webgpuBackend: WebGpuBackend = {
     const memory = new GpuMemory(context, request);
     try {
       const dispatches = await compileDispatches(context, memory, specs);
+      // Every constant is on the device now (as it is, or repacked by its kernel): the host copy may go.
+      for (const [name, tensor] of graph.tensors) if (tensor.constant) request.release?.(name);
       return preparedNetwork(context, request, memory, dispatches);
     } catch (error) {
       memory.destroy();
@@ -95,7 +97,12 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
     stagingBytes += output.range.size;
   }
   const staging = device.createBuffer({ label: 'outputs readback', size: Math.max(4, stagingBytes), usage: flags.MAP_READ | flags.COPY_DST });
+  memory.account(staging.size);
   const timer = new DispatchTimer(context);
+  memory.account(timer.bufferBytes);
+  // The outputs are handed back in host arrays made once (see PreparedNetwork.infer).
+  const handed = new Map(outputs.map((o) => [o.name, new Float32Array(o.range.size / 4)]));
+  const handedBytes = outputs.reduce((sum, o) => sum + o.range.size, 0);
   let lastDeviceMs: number | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -131,14 +138,15 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
     lastDeviceMs = elapsed;
     try {
       const mapped = staging.getMappedRange();
-      return new Map(outputs.map((o) => [o.name, new Float32Array(mapped.slice(o.at, o.at + o.range.size))]));
+      for (const o of outputs) handed.get(o.name)!.set(new Float32Array(mapped, o.at, o.range.size / 4));
+      return handed;
     } finally {
       staging.unmap();
     }
   }
 
   return {
-    plannedBytes: memory.plannedBytes,
+    memory: () => ({ intermediates: memory.bytes.intermediates, io: memory.bytes.io + handedBytes, weights: memory.bytes.weights, scratch: 0, device: { ...memory.bytes } }),
     timing: timer.method,
     dispatches: dispatches.length,
     get lastDeviceMs() {

@@ -5,7 +5,8 @@ import { executeGraph } from '../../backends/execute.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';
-import { mib } from '../format.ts';
+import type { MemoryReport } from '../../backends/execute.ts';
+import { alignedTable, mib } from '../format.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
 interface ExecArgs extends SourceArgs {
@@ -74,8 +75,8 @@ export function registerExec(cli: Argv): Argv {
           `backend     ${report.backend} (${String(report.device.cpu ?? report.device.description ?? report.device.adapter ?? report.device.backend)})`,
           `planner     ${report.planner}: ${mib(report.footprint)} MiB planned`,
           `latency     median ${l.median.toFixed(2)} ms, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)}, 95% CI of the median [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] over ${l.runs} runs`,
-          `peak RSS    ${mib(report.peakRssBytes)} MiB`,
           `outputs     ${report.matchesNaive === null ? 'not checked' : report.matchesNaive ? 'bit-identical to the naive plan' : 'DIFFER from the naive plan'}`,
+          ...memoryLines(report.memory),
         ];
         if (report.deviceMs) {
           const d = report.deviceMs;
@@ -91,4 +92,22 @@ export function registerExec(cli: Argv): Argv {
       if (report.matchesNaive === false) process.exitCode = 1;
     },
   );
+}
+
+/** The memory figures as one aligned block of MiB, with where they were measured. */
+function memoryLines(memory: MemoryReport): string[] {
+  const rows: [string, number, string][] = [
+    ['planned', memory.planned, "the plan's footprint"],
+    ['intermediates', memory.intermediates, 'allocated for the planned tensors'],
+    ['io', memory.io, 'graph inputs and outputs'],
+    ['weights', memory.weights, 'one copy, as the kernels use them'],
+    ['scratch', memory.scratch, 'kernel scratch, high-water'],
+    ['baseline RSS', memory.baselineRss, 'after start-up, before the network'],
+    ['peak RSS', memory.peakRss, 'through preparation and inference'],
+    ['peak - base', memory.peakRssDelta, 'what running this plan took'],
+    ['rest', memory.rest, 'peak - base not accounted for above'],
+  ];
+  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, mib(bytes), what]));
+  const device = memory.device === undefined ? [] : [`device      buffers created (MiB): intermediates ${mib(memory.device.intermediates)}, io ${mib(memory.device.io)}, weights ${mib(memory.device.weights)}, other ${mib(memory.device.other)}`];
+  return ['', `memory      measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`, ...device, ...table.split('\n')];
 }

@@ -1,7 +1,5 @@
 import type { Argv } from 'yargs';
 import { PAPER_RECORD_OPTIONS } from '../../graph/lifetimes.ts';
-import { drawPicture } from '../../report/picture.ts';
-import { reportRun } from '../../report/run-report.ts';
 import { UsageError } from '../errors.ts';
 
 interface ReportArgs {
@@ -23,11 +21,14 @@ export function registerReport(cli: Argv): Argv {
       if (args.picture !== undefined) {
         const [source, planner] = [...args.picture, ...(args.target ? [args.target] : [])];
         if (source === undefined || planner === undefined) throw new UsageError('--picture needs a source and a planner id: memplan report --picture zoo:deeplab-v3 offsets/greedy-by-size.');
+        // The report layer loads vega: only the commands that draw load it (start-up stays fast).
+        const { drawPicture } = await import('../../report/picture.ts');
         const base = await drawPicture(source, planner, args.out, PAPER_RECORD_OPTIONS);
         process.stdout.write(`${base}.svg\n${base}.png\n${base}.vl.json\n`);
         return;
       }
       if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>) or --picture <source> <planner>.');
+      const { reportRun } = await import('../../report/run-report.ts');
       const { markdown, files } = await reportRun(args.target);
       process.stdout.write(markdown);
       for (const file of files) process.stderr.write(`memplan: wrote ${file}\n`);

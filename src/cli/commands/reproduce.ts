@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { DEFAULT_TIE_ORDERS, reproducePaper } from '../../report/reproduce.ts';
+import { DEFAULT_TIE_ORDERS } from '../../experiments/tie-orders.ts';
 
 interface ReproduceArgs {
   out: string;
@@ -25,6 +25,8 @@ export function registerReproduce(cli: Argv): Argv {
         }) as unknown as Argv<ReproduceArgs>,
     async (args) => {
       const started = performance.now();
+      // The report layer loads vega: only the commands that draw load it (start-up stays fast).
+      const { reproducePaper } = await import('../../report/reproduce.ts');
       const files = await reproducePaper({ out: args.out, runs: args.runs, tieOrders: args['tie-orders'], latencyRoot: args.runs, rerunLatency: args.latency });
       process.stderr.write(`memplan: reproduced the paper in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       process.stdout.write(`${files[0]}\n`);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Backend, PrepareRequest } from '../../../src/backends/backend.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { jobNetwork } from '../../../src/backends/isolation/measure-job.ts';
+import { withoutWeights } from '../../../src/backends/run-data.ts';
+import { planOf } from '../../../src/planners/fixed-planner.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
@@ -14,12 +16,6 @@ async function outputs(source: Graph, records: RecordOptions) {
   const { graph, problem } = plannedProblem(weightedGraph(source, 'seeded', 1), { ...records, elementSize: 4 });
   const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 }) });
   return { graph, problem, outputs: await prepared.infer(seededInputs(graph, 1)) };
-}
-
-/** The CPU backend, remembering what it was asked to prepare. */
-function recordingBackend(): Backend & { readonly requests: PrepareRequest[] } {
-  const requests: PrepareRequest[] = [];
-  return { ...cpuBackend, requests, prepare: (request) => (requests.push(request), cpuBackend.prepare(request)) };
 }
 
 describe('running the planned order', () => {
@@ -38,22 +34,24 @@ describe('running the planned order', () => {
     expect(bitIdentical(reordered.outputs, given.outputs)).toBe(true);
   });
 
-  it('executeGraph hands the backend the graph the records come from (fused and reordered), and it matches naive', async () => {
+  it('executeGraph runs the graph the records come from (fused and reordered) in its measured process, and it matches naive', async () => {
     const records: RecordOptions = { order: 'memory-aware', fuseActivations: true };
-    const backend = recordingBackend();
-    const report = await executeGraph(interleavedBranches(), { backend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1, records });
+    const planner = findPlanner('offsets/greedy-by-size');
+    const report = await executeGraph(interleavedBranches(), { backend: cpuBackend, planner, repetitions: 1, warmup: 0, seed: 1, records });
+    // The measured process verified the plan against the records it derived itself: a plan
+    // of the reordered records, below the 96 KiB any plan of the stored order needs.
     expect(report.matchesNaive).toBe(true);
-    // Below 96 KiB, the least any plan of the stored order needs.
     expect(report.footprint).toBeLessThan(96 * 1024);
+    // What that process derives from the job and hands its backend: the planned graph.
     const expected = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
-    expect(backend.requests).toHaveLength(2);
-    for (const { graph, problem } of backend.requests) {
-      expect(graph.nodes.map((n) => n.name)).toEqual(expected.graph.nodes.map((n) => n.name));
-      expect(graph.nodes.some((n) => n.op === 'Relu')).toBe(false);
-      expect(problem).toEqual(expected.problem);
-      // Every intermediate tensor the backend runs is one the plan placed.
-      const planned = new Set(problem.records.map((r) => r.id));
-      for (const node of graph.nodes) for (const name of node.outputs) if (!graph.outputs.includes(name)) expect(planned.has(name), name).toBe(true);
-    }
+    const plan = planAndVerify(planner, expected.problem, { alignment: 4 });
+    const job = { graph: withoutWeights(interleavedBranches()), seededWeights: 1, records: { ...records, elementSize: 4 }, planner: planner.id, plan: planOf(plan), alignment: 4, backend: 'cpu', warmup: 0, repetitions: 0, seed: 1 };
+    const { graph, problem } = jobNetwork(job, new Map());
+    expect(graph.nodes.map((n) => n.name)).toEqual(expected.graph.nodes.map((n) => n.name));
+    expect(graph.nodes.some((n) => n.op === 'Relu')).toBe(false);
+    expect(problem).toEqual(expected.problem);
+    // Every intermediate tensor the backend runs is one the plan placed.
+    const planned = new Set(problem.records.map((r) => r.id));
+    for (const node of graph.nodes) for (const name of node.outputs) if (!graph.outputs.includes(name)) expect(planned.has(name), name).toBe(true);
   });
 });

@@ -57,7 +57,7 @@ describe.skipIf(!registered)('memplan agent (a real agent process on loopback)',
   let agent: AgentProcess;
 
   beforeAll(async () => {
-    agent = await startAgentProcess('--token', TOKEN, '--max-run-seconds', '2', '--max-job-mb', '8');
+    agent = await startAgentProcess('--token', TOKEN, '--max-run-seconds', '20', '--max-job-mb', '8');
   });
 
   afterAll(() => {
@@ -83,7 +83,7 @@ describe.skipIf(!registered)('memplan agent (a real agent process on loopback)',
 
   it('takes its limits from the command line (the 504 and 413 themselves: agent.test.ts)', async () => {
     const info = await raw(agent.url, '/v1/info');
-    expect(info.json).toMatchObject({ limits: { maxRunSeconds: 2, maxJobBytes: 8 * 2 ** 20 } });
+    expect(info.json).toMatchObject({ limits: { maxRunSeconds: 20, maxJobBytes: 8 * 2 ** 20 } });
   });
 
   it('stops on SIGTERM, with its job processes', async () => {

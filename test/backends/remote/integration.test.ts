@@ -39,8 +39,12 @@ describe.skipIf(!execKnowsRemote)('memplan exec --backend remote', () => {
     const run = await memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--repetitions', '2', '--warmup', '1', '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'peakRssBytes', 'planner']);
+    expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'memory', 'peakRssBytes', 'planner']);
     expect(report).toMatchObject({ backend: 'cpu', planner: 'offsets/greedy-by-size', matchesNaive: true, device: { remote: { url: agent!.url } } });
+    // The agent measured the plan in a process of its own, as a local exec does.
+    expect(report.memory).toMatchObject({ planned: report.footprint, intermediates: report.footprint });
+    expect(report.memory.peakRssDelta).toBe(report.memory.peakRss - report.memory.baselineRss);
+    expect(report.memory.method).toMatch(/isolated process/);
   });
 
   it('says in one line what is missing or wrong', async () => {

@@ -113,7 +113,7 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     const problem = graphToProblem(graph, { elementSize: 4 });
     const plan = planAndVerify(findPlanner('shared-objects/greedy-by-size-improved'), problem, { alignment: await webgpuBackend.requiredAlignment() });
     const prepared = await webgpuBackend.prepare({ graph, problem, plan });
-    expect(prepared.plannedBytes).toBe(plan.footprint);
+    expect(prepared.memory().intermediates).toBe(plan.footprint);
     expect(prepared.lastDeviceMs).toBeUndefined();
     await prepared.infer(seededInputs(graph, 1));
     expect(prepared.timing).toBe((await webgpuBackend.device()).timing);
@@ -143,6 +143,14 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     expect(report.deviceMs?.runs).toBe(3);
     expect(report.deviceMs!.median).toBeGreaterThan(0);
     expect(report.deviceMs!.min).toBeLessThanOrEqual(report.latencyMs.max);
+    // Device buffers counted where they are created: the arena is the plan; weights are on the device.
+    expect(report.memory.device).toBeDefined();
+    expect(report.memory.device!.intermediates).toBe(Math.ceil(report.footprint / 4) * 4);
+    expect(report.memory.intermediates).toBe(report.memory.device!.intermediates);
+    expect(report.memory.device!.weights).toBeGreaterThan(0);
+    expect(report.memory.peakRssDelta).toBe(report.memory.peakRss - report.memory.baselineRss);
+    // The adapter's own limits travel with the device info.
+    expect(report.device.adapterLimits).toMatchObject({ maxBufferSize: expect.any(Number), maxStorageBufferBindingSize: expect.any(Number) });
   });
 
   it('says clearly when a plan does not respect the device alignment or a tensor is too large to bind', async () => {

@@ -62,28 +62,47 @@ export function interiorRange(outSize: number, inSize: number, kernel: number, s
   return [lo, Math.max(lo, hi)];
 }
 
+/** Every scratch buffer of this process's kernels: what they hold is reported as scratch memory. */
+const scratchBuffers: { readonly bytes: number }[] = [];
+
+/** Bytes held by the kernels' scratch buffers (they only grow: the high-water of this process). */
+export function scratchBufferBytes(): number {
+  let total = 0;
+  for (const scratch of scratchBuffers) total += scratch.bytes;
+  return total;
+}
+
 /** A module-level buffer that grows as needed (never per element): kernels reuse it call after call. */
-export class ScratchF32 {
-  private buffer = new Float32Array(0);
-  get(size: number): Float32Array {
-    if (this.buffer.length < size) this.buffer = new Float32Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
+class Scratch<T extends Float32Array | Float64Array | Int32Array> {
+  private buffer: T;
+  constructor(private readonly make: (length: number) => T) {
+    this.buffer = make(0);
+    scratchBuffers.push(this);
+  }
+  get bytes(): number {
+    return this.buffer.byteLength;
+  }
+  get(size: number): T {
+    if (this.buffer.length < size) this.buffer = this.make(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
     return this.buffer;
   }
 }
 
-export class ScratchF64 {
-  private buffer = new Float64Array(0);
-  get(size: number): Float64Array {
-    if (this.buffer.length < size) this.buffer = new Float64Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
-    return this.buffer;
+export class ScratchF32 extends Scratch<Float32Array> {
+  constructor() {
+    super((n) => new Float32Array(n));
   }
 }
 
-export class ScratchI32 {
-  private buffer = new Int32Array(0);
-  get(size: number): Int32Array {
-    if (this.buffer.length < size) this.buffer = new Int32Array(Math.max(size, Math.ceil(this.buffer.length * 1.5)));
-    return this.buffer;
+export class ScratchF64 extends Scratch<Float64Array> {
+  constructor() {
+    super((n) => new Float64Array(n));
+  }
+}
+
+export class ScratchI32 extends Scratch<Int32Array> {
+  constructor() {
+    super((n) => new Int32Array(n));
   }
 }
 

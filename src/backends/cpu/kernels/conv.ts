@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import type { Kernel, KernelCall } from '../kernel.ts';
+import type { Kernel, KernelCall, PreparedWeights, WeightPreparer } from '../kernel.ts';
 import { clampRange, finishActivation } from './activation.ts';
 import { convGeometry, type ConvGeometry } from '../../kernel-geometry.ts';
 import { checkLength, input, interiorRange, ScratchF32, ScratchF64, WeightCache, zerosF32 } from './common.ts';
@@ -27,14 +27,11 @@ type ConvNode = Extract<Node, { op: 'Conv' }>;
 export const conv: Kernel = (call) => {
   const node = call.node as ConvNode;
   const x = input(call, 0);
-  const weights = input(call, 1);
   const bias = call.inputs[2];
   const g = geometry(call, node);
   checkLength(call, x, call.inputShapes[0], 'input');
   checkLength(call, call.output, call.outputShape, 'output');
-  if (weights.length !== g.o * g.kh * g.kw * g.cg) {
-    throw new Error(`node ${node.name} (Conv): weights have ${weights.length} elements, expected ${g.o}x${g.kh}x${g.kw}x${g.cg}.`);
-  }
+  const weights = (call.prepared as ConvWeights | undefined) ?? cachedConvWeights(call, node, g);
   if (bias !== undefined && bias.length !== g.o) throw new Error(`node ${node.name} (Conv): bias has ${bias.length} elements, expected ${g.o}.`);
   const biasData = bias ?? zerosF32(g.o);
   // Float64 values for the loops (a tagged bound would box every stored result).
@@ -46,18 +43,18 @@ export const conv: Kernel = (call) => {
 
   if (call.layout === 'NHWC') {
     if (depthwise) {
-      depthwiseNhwc(x, g, depthwiseWeights(weights, node, g), biasData, out, lo, hi);
+      depthwiseNhwc(x, g, weights.depthwise!, biasData, out, lo, hi);
     } else if (g.groups === 1 && g.kh === 1 && g.kw === 1 && g.sh === 1 && g.sw === 1 && g.pt === 0 && g.pl === 0 && g.oh === g.h && g.ow === g.w) {
-      gemm(x, 0, g.c, g.n * g.h * g.w, packedWeights(weights, node, g)[0], biasData, 0, out, 0, g.o, lo, hi);
+      gemm(x, 0, g.c, g.n * g.h * g.w, weights.packs![0], biasData, 0, out, 0, g.o, lo, hi);
     } else {
-      im2colConvNhwc(x, g, packedWeights(weights, node, g), biasData, out, lo, hi);
+      im2colConvNhwc(x, g, weights.packs!, biasData, out, lo, hi);
     }
   } else if (depthwise) {
     const engine = g.kh === 3 && g.kw === 3 && g.o === g.c ? simdEngine() : undefined;
-    if (engine !== undefined) depthwise3x3Simd(engine, x, g, depthwiseWeights(weights, node, g).f32, biasData, out, lo, hi, 'NCHW');
-    else depthwiseNchw(x, g, depthwiseWeights(weights, node, g).f64, biasData, out, lo, hi);
+    if (engine !== undefined) depthwise3x3Simd(engine, x, g, weights.depthwise!.float32(), biasData, out, lo, hi, 'NCHW');
+    else depthwiseNchw(x, g, weights.depthwise!.float64(), biasData, out, lo, hi);
   } else {
-    im2colConvNchw(x, g, packedWeights(weights, node, g), biasData, out, lo, hi);
+    im2colConvNchw(x, g, weights.packs!, biasData, out, lo, hi);
   }
   finishActivation(out, node.activation);
 };
@@ -66,42 +63,76 @@ function geometry(call: KernelCall, node: ConvNode): ConvGeometry {
   return convGeometry(node, call.inputShapes[0], call.outputShape, call.layout);
 }
 
-// ----- weights, derived once per weights array -----
+// ----- weights, derived once: at prepare (prepareConv), or cached per weights array -----
 
-const packedCache = new WeightCache<PackedB[]>();
-const depthwiseCache = new WeightCache<DepthwiseWeights>();
-
-/** Depthwise weights as [kh*kw][O] (TFLite's 1HWO order): float64 for the loops, float32 for the SIMD kernel. */
-interface DepthwiseWeights {
-  readonly f64: Float64Array;
-  readonly f32: Float32Array;
+/**
+ * Depthwise weights as [kh*kw][O] (TFLite's 1HWO order), in the one precision the path
+ * reads: float32 for the SIMD kernel, float64 for the loops. The other is made only if a
+ * later call asks for it (the SIMD engine turned off in between).
+ */
+class DepthwiseWeights {
+  constructor(
+    private f32: Float32Array | undefined,
+    private f64: Float64Array | undefined,
+  ) {}
+  float32(): Float32Array {
+    return (this.f32 ??= Float32Array.from(this.f64!));
+  }
+  float64(): Float64Array {
+    return (this.f64 ??= Float64Array.from(this.f32!));
+  }
+  get bytes(): number {
+    return (this.f32?.byteLength ?? 0) + (this.f64?.byteLength ?? 0);
+  }
 }
 
-/** Weights as one packed GEMM operand per group: B[(ky*kw + kx)*cg + ci, j] = W(g*og + j, ky, kx, ci). */
-function packedWeights(weights: Float32Array, node: ConvNode, g: ConvGeometry): PackedB[] {
-  const key = `gemm:${node.weightLayout}:${g.o}:${g.kh}:${g.kw}:${g.cg}:${g.groups}`;
-  return packedCache.get(weights, key, () => {
-    const ohwi = toOhwi(weights, node, g);
-    const k = g.kh * g.kw * g.cg;
-    const packs: PackedB[] = [];
-    for (let group = 0; group < g.groups; group++) packs.push(packB(ohwi, group * g.og * k, k, g.og, 1, k));
-    return packs;
-  });
+/** A Conv's weights in the form its path computes with: GEMM panels per group, or depthwise taps. */
+interface ConvWeights extends PreparedWeights {
+  readonly packs?: PackedB[];
+  readonly depthwise?: DepthwiseWeights;
 }
 
-function depthwiseWeights(weights: Float32Array, node: ConvNode, g: ConvGeometry): DepthwiseWeights {
-  const key = `dw:${node.weightLayout}:${g.o}:${g.kh}:${g.kw}`;
-  return depthwiseCache.get(weights, key, () => {
+/** Conv's WeightPreparer: the weights (input 1) repacked for the path this node takes. */
+export const prepareConv: WeightPreparer = (call) => {
+  const node = call.node as ConvNode;
+  return deriveConvWeights(rawConvWeights(call, node, geometry(call, node)), node, geometry(call, node));
+};
+
+const convCache = new WeightCache<ConvWeights>();
+
+function cachedConvWeights(call: KernelCall, node: ConvNode, g: ConvGeometry): ConvWeights {
+  const weights = rawConvWeights(call, node, g);
+  return convCache.get(weights, `${node.weightLayout}:${g.o}:${g.kh}:${g.kw}:${g.cg}:${g.groups}`, () => deriveConvWeights(weights, node, g));
+}
+
+function rawConvWeights(call: KernelCall, node: ConvNode, g: ConvGeometry): Float32Array {
+  const weights = input(call, 1);
+  if (weights.length !== g.o * g.kh * g.kw * g.cg) {
+    throw new Error(`node ${node.name} (Conv): weights have ${weights.length} elements, expected ${g.o}x${g.kh}x${g.kw}x${g.cg}.`);
+  }
+  return weights;
+}
+
+function deriveConvWeights(weights: Float32Array, node: ConvNode, g: ConvGeometry): ConvWeights {
+  if (g.groups === g.c && g.cg === 1) {
     const taps = g.kh * g.kw;
-    const out = new Float64Array(taps * g.o);
+    const simd = g.kh === 3 && g.kw === 3 && g.o === g.c && simdEngine() !== undefined;
+    const values = simd ? new Float32Array(taps * g.o) : new Float64Array(taps * g.o);
     for (let o = 0; o < g.o; o++) {
       for (let t = 0; t < taps; t++) {
         // With one input channel per group, OHWI and OIHW both store W[o][t].
-        out[t * g.o + o] = node.weightLayout === '1HWO' ? weights[t * g.o + o] : weights[o * taps + t];
+        values[t * g.o + o] = node.weightLayout === '1HWO' ? weights[t * g.o + o] : weights[o * taps + t];
       }
     }
-    return { f64: out, f32: Float32Array.from(out) };
-  });
+    const depthwise = values instanceof Float32Array ? new DepthwiseWeights(values, undefined) : new DepthwiseWeights(undefined, values);
+    return { replaces: [1], bytes: values.byteLength, depthwise };
+  }
+  // Weights as one packed GEMM operand per group: B[(ky*kw + kx)*cg + ci, j] = W(g*og + j, ky, kx, ci).
+  const ohwi = toOhwi(weights, node, g);
+  const k = g.kh * g.kw * g.cg;
+  const packs: PackedB[] = [];
+  for (let group = 0; group < g.groups; group++) packs.push(packB(ohwi, group * g.og * k, k, g.og, 1, k));
+  return { replaces: [1], bytes: packs.reduce((sum, p) => sum + p.data.byteLength, 0), packs };
 }
 
 /** Any weight layout as OHWI [O][kh][kw][cg]. */
@@ -319,19 +350,20 @@ function depthwiseNhwc(x: Float32Array, g: ConvGeometry, wts: DepthwiseWeights, 
   const fast = kh === 3 && kw === 3 && o === c;
   const engine = fast ? simdEngine() : undefined;
   if (engine !== undefined) {
-    depthwise3x3Simd(engine, x, g, wts.f32, bias, out, lo, hi, 'NHWC');
+    depthwise3x3Simd(engine, x, g, wts.float32(), bias, out, lo, hi, 'NHWC');
     return;
   }
+  const taps = wts.float64();
   for (let n = 0; n < batch; n++) {
     for (let oy = 0; oy < oh; oy++) {
       if (fast && oy >= oyLo && oy < oyHi && oxHi > oxLo) {
-        for (let ox = 0; ox < oxLo; ox++) depthwisePixelNhwc(x, g, wts.f64, bias, out, 0, lo, hi, acc, n, oy, ox);
+        for (let ox = 0; ox < oxLo; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
         const iy0 = oy * sh - pt;
         const r0 = (n * h + iy0) * w * c;
-        depthwise3x3Row(x, c, r0, r0 + dh * w * c, r0 + 2 * dh * w * c, oxLo * sw - pl, sw, dw, oxHi - oxLo, ((n * oh + oy) * ow + oxLo) * c, wts.f64, bias, out, lo, hi);
-        for (let ox = oxHi; ox < ow; ox++) depthwisePixelNhwc(x, g, wts.f64, bias, out, 0, lo, hi, acc, n, oy, ox);
+        depthwise3x3Row(x, c, r0, r0 + dh * w * c, r0 + 2 * dh * w * c, oxLo * sw - pl, sw, dw, oxHi - oxLo, ((n * oh + oy) * ow + oxLo) * c, taps, bias, out, lo, hi);
+        for (let ox = oxHi; ox < ow; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
       } else {
-        for (let ox = 0; ox < ow; ox++) depthwisePixelNhwc(x, g, wts.f64, bias, out, 0, lo, hi, acc, n, oy, ox);
+        for (let ox = 0; ox < ow; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
       }
     }
   }

@@ -1,15 +1,18 @@
 import type { OpType } from '../../../graph/ir.ts';
-import type { Kernel, KernelTable } from '../kernel.ts';
+import type { Kernel, KernelTable, WeightPreparer } from '../kernel.ts';
 import { add, mul } from './binary.ts';
 import { concat } from './concat.ts';
-import { conv } from './conv.ts';
-import { fullyConnected, gemmOp, matMul } from './matmul.ts';
+import { scratchBufferBytes } from './common.ts';
+import { conv, prepareConv } from './conv.ts';
+import { fullyConnected, gemmOp, matMul, prepareFullyConnected } from './matmul.ts';
 import { mean } from './mean.ts';
 import { pad } from './pad.ts';
 import { averagePool, globalAveragePool, maxPool } from './pool.ts';
 import { resize } from './resize.ts';
 import { softmax } from './softmax.ts';
 import { copy, relu, relu6, sigmoid, tanh } from './unary.ts';
+
+import { simdMemoryBytes } from './wasm-simd.ts';
 
 export { setSimdEnabled, simdEngine } from './wasm-simd.ts';
 
@@ -46,3 +49,14 @@ export const KERNELS: Readonly<Record<OpType, Kernel>> & KernelTable = {
   Tanh: tanh,
   Dequantize: copy,
 };
+
+/** Kernels that repack their weights: the backend derives them once, at prepare, and keeps only that form. */
+export const WEIGHT_PREPARERS: Readonly<Partial<Record<OpType, WeightPreparer>>> = {
+  Conv: prepareConv,
+  FullyConnected: prepareFullyConnected,
+};
+
+/** Bytes of kernel scratch in this process: scratch buffers and the SIMD engine's memory (both only grow). */
+export function kernelScratchBytes(): number {
+  return scratchBufferBytes() + simdMemoryBytes();
+}

@@ -1,5 +1,5 @@
 import type { Node } from '../../../graph/ir.ts';
-import type { Kernel } from '../kernel.ts';
+import type { Kernel, KernelCall, PreparedWeights, WeightPreparer } from '../kernel.ts';
 import { clampRange, finishActivation } from './activation.ts';
 import { checkLength, count, input, ScratchF32, WeightCache, zerosF32 } from './common.ts';
 import { gemm, packB, packedLength, type PackedB } from './gemm.ts';
@@ -8,7 +8,30 @@ import { broadcastStrides } from '../../kernel-geometry.ts';
 type FullyConnectedNode = Extract<Node, { op: 'FullyConnected' }>;
 type GemmNode = Extract<Node, { op: 'Gemm' }>;
 
-const fcCache = new WeightCache<PackedB>();
+/** FullyConnected's weights packed as the GEMM's B operand. */
+interface FullyConnectedWeights extends PreparedWeights {
+  readonly packed: PackedB;
+}
+
+const fcCache = new WeightCache<FullyConnectedWeights>();
+
+/** The weights [outFeatures, inFeatures] (input 1), checked, packed as B[k, j] = W[j, k]. */
+function packFullyConnected(call: KernelCall): FullyConnectedWeights {
+  const weights = input(call, 1);
+  const [outFeatures, depth] = fcShape(call);
+  checkLength(call, weights, call.inputShapes[1], 'weights');
+  const packed = packB(weights, 0, depth, outFeatures, 1, depth);
+  return { replaces: [1], bytes: packed.data.byteLength, packed };
+}
+
+function fcShape(call: KernelCall): readonly number[] {
+  const wShape = call.inputShapes[1];
+  if (wShape.length !== 2) throw new Error(`node ${call.node.name} (FullyConnected): weights must be 2-D, got [${wShape.join(', ')}].`);
+  return wShape;
+}
+
+/** FullyConnected's WeightPreparer. */
+export const prepareFullyConnected: WeightPreparer = packFullyConnected;
 
 /**
  * FullyConnected (TFLite): weights [outFeatures, inFeatures], optional bias (input 2), the
@@ -17,18 +40,14 @@ const fcCache = new WeightCache<PackedB>();
 export const fullyConnected: Kernel = (call) => {
   const node = call.node as FullyConnectedNode;
   const x = input(call, 0);
-  const weights = input(call, 1);
   const bias = call.inputs[2];
-  const wShape = call.inputShapes[1];
-  if (wShape.length !== 2) throw new Error(`node ${node.name} (FullyConnected): weights must be 2-D, got [${wShape.join(', ')}].`);
-  const [outFeatures, depth] = wShape;
-  checkLength(call, weights, wShape, 'weights');
+  const [outFeatures, depth] = fcShape(call);
   checkLength(call, call.output, call.outputShape, 'output');
   if (depth === 0 || x.length % depth !== 0) throw new Error(`node ${node.name} (FullyConnected): ${x.length} input values do not split into rows of ${depth}.`);
   const rows = x.length / depth;
   if (call.output.length !== rows * outFeatures) throw new Error(`node ${node.name} (FullyConnected): the output holds ${call.output.length} values, expected ${rows}x${outFeatures}.`);
   if (bias !== undefined && bias.length !== outFeatures) throw new Error(`node ${node.name} (FullyConnected): bias has ${bias.length} elements, expected ${outFeatures}.`);
-  const packed = fcCache.get(weights, `fc:${outFeatures}:${depth}`, () => packB(weights, 0, depth, outFeatures, 1, depth));
+  const { packed } = (call.prepared as FullyConnectedWeights | undefined) ?? fcCache.get(input(call, 1), `fc:${outFeatures}:${depth}`, () => packFullyConnected(call));
   const { lo, hi } = clampRange(node.activation);
   gemm(x, 0, depth, rows, packed, bias ?? zerosF32(outFeatures), 0, call.output, 0, outFeatures, lo, hi);
   finishActivation(call.output, node.activation);

@@ -252,6 +252,7 @@ export interface SimdEngine {
   depthwise3x3(input: number, output: number, rows: number, cols: number, inRowStep: number, inColStep: number, tapY: number, tapX: number, outRowStep: number, pixel: number, channels: number, weights: number, bias: number, lo: number, hi: number): void;
   /** The memory as floats (a new view after the memory grows). */
   heap(): Float32Array;
+  memoryBytes(): number;
 }
 
 export interface Arena {
@@ -267,6 +268,11 @@ let engine: SimdEngine | null | undefined;
 /** Turns the SIMD engine off (plain TypeScript kernels everywhere) or back on: tests and benchmarks. */
 export function setSimdEnabled(on: boolean): void {
   enabled = on;
+}
+
+/** Bytes of the engine's memory (operands staged for a call; it only grows): 0 before first use. */
+export function simdMemoryBytes(): number {
+  return engine ? engine.memoryBytes() : 0;
 }
 
 /** The engine, or undefined where WebAssembly SIMD is unavailable or turned off. */
@@ -324,6 +330,7 @@ function createEngine(): SimdEngine | null {
         dw3x3(input * 4, output * 4, rows, cols, inRowStep * 4, inColStep * 4, tapY * 4, tapX * 4, outRowStep * 4, pixel * 4, channels & ~3, channels, weights * 4, bias * 4, lo, hi);
       },
       heap,
+      memoryBytes: () => memory.buffer.byteLength,
     };
   } catch {
     return null;

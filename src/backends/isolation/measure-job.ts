@@ -1,0 +1,153 @@
+import type { Plan } from '../../core/plans.ts';
+import type { RecordOptions } from '../../graph/lifetimes.ts';
+import type { Graph, Tensor } from '../../graph/ir.ts';
+import { plannedProblem } from '../../graph/lifetimes.ts';
+import type { Problem } from '../../core/problem.ts';
+import { fixedPlanner } from '../../planners/fixed-planner.ts';
+import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import type { Backend, BackendMemory, DeviceInfo, PreparedNetwork } from '../backend.ts';
+import { readRss } from '../process-memory.ts';
+import { findBackend } from '../registry.ts';
+import { seededInputs, weightedGraph } from '../run-data.ts';
+
+/**
+ * One measured execution, as it crosses into a process of its own: the source graph, how
+ * it becomes records (the process re-derives the planned graph and its records, and
+ * verifies the plan against them), the plan, and how to run it.
+ */
+export interface MeasureJob {
+  /**
+   * The graph as the source gives it. With `seededWeights` its constants carry no values
+   * and the process seeds them itself (the same values as the harness's); otherwise the
+   * values follow the job, one constant per message, so that no message holds them all.
+   */
+  readonly graph: Graph;
+  readonly seededWeights?: number;
+  readonly records: RecordOptions;
+  readonly planner: string;
+  readonly plan: Plan;
+  readonly alignment: number;
+  /** A registered backend's kind. */
+  readonly backend: string;
+  readonly warmup: number;
+  /** Timed inferences; 0 runs one untimed inference for the outputs alone. */
+  readonly repetitions: number;
+  /** Seed of the inputs. */
+  readonly seed: number;
+}
+
+/** What the measured process reports. */
+export interface MeasureResult {
+  /** Wall time of each timed inference (ms). */
+  readonly samples: readonly number[];
+  /** The device's own time of each, where the backend has a clock (ms). */
+  readonly deviceSamples: readonly number[];
+  /** The graph outputs of the last inference. */
+  readonly outputs: Map<string, Float32Array>;
+  readonly memory: BackendMemory;
+  /** Resident bytes after start-up and imports, before the job arrived. */
+  readonly baselineRss: number;
+  /** Peak resident bytes from then through preparation and every inference. */
+  readonly peakRss: number;
+  readonly rssMethod: string;
+  readonly device: DeviceInfo;
+}
+
+export type ToMeasureProcess =
+  | { readonly type: 'job'; readonly job: MeasureJob }
+  | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array }
+  | { readonly type: 'go' };
+
+export type FromMeasureProcess =
+  | { readonly type: 'ready' }
+  | { readonly type: 'done'; readonly result: MeasureResult }
+  /** `backend`: the backend refused the network (a BackendError): the user's problem, not a crash. */
+  | { readonly type: 'failed'; readonly message: string; readonly backend: boolean };
+
+/** Bytes of released weights after which they are collected. */
+const COLLECT_EVERY = 4 * 2 ** 20;
+
+/**
+ * The network a job runs, as the measured process derives it: the source graph with its
+ * weights (seeded here, or the values that followed the job), the planned graph and its
+ * records under the job's record options, and the job's plan verified against them.
+ */
+export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>): { source: Graph; graph: Graph; problem: Problem; plan: VerifiedResult } {
+  const source =
+    job.seededWeights !== undefined
+      ? weightedGraph(job.graph, 'seeded', job.seededWeights)
+      : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
+  const { graph, problem } = plannedProblem(source, { ...job.records, elementSize: 4 });
+  const plan = planAndVerify(fixedPlanner(job.planner, job.plan), problem, { alignment: job.alignment });
+  if (!plan.valid) throw new Error(`the plan of ${job.planner} fails the verifier in the measured process: ${plan.violations[0]?.message}`);
+  return { source, graph, problem, plan };
+}
+
+/**
+ * The job's network prepared by its backend. The graphs stay inside this function, so that
+ * once it returns only what the backend keeps is left: each constant's values are let go
+ * as the backend says it holds its own form, and collected every few MiB, so that raw and
+ * repacked weights never pile up.
+ */
+async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Array>, backend: Backend, collect: () => void): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array> }> {
+  const { source, graph, problem, plan } = jobNetwork(job, constants);
+  constants.clear();
+  const holders = [source.tensors, graph.tensors] as Map<string, Tensor>[];
+  let uncollected = 0;
+  const release = (name: string): void => {
+    for (const tensors of holders) {
+      const tensor = tensors.get(name);
+      if (tensor?.data === undefined) continue;
+      uncollected += tensor.data.byteLength;
+      tensors.set(name, { ...tensor, data: undefined });
+    }
+    if (uncollected >= COLLECT_EVERY) {
+      collect();
+      uncollected = 0;
+    }
+  };
+  return { prepared: await backend.prepare({ graph, problem, plan, release }), inputs: seededInputs(graph, job.seed) };
+}
+
+/**
+ * Measures a job in this process (the measured process calls it): the network prepared
+ * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
+ * the garbage collector where the process exposes it (else nothing).
+ */
+export async function measure(job: MeasureJob, constants: Map<string, Float32Array>, baselineRss: number, collect: () => void): Promise<MeasureResult> {
+  const backend = findBackend(job.backend);
+  const { prepared, inputs } = await prepareNetwork(job, constants, backend, collect);
+  collect();
+  // Inferences allocate nothing (the outputs come back in the network's own arrays); any
+  // garbage one leaves is collected before the next, outside the timed part, so that the
+  // peak is the network's and not the collector's lag.
+  // Between inferences the event loop gets a turn too: a CPU inference settles at once, and
+  // without a turn the process would never see its harness go away (IPC disconnect).
+  const between = async (): Promise<void> => {
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  let outputs = new Map<string, Float32Array>();
+  for (let k = 0; k < job.warmup; k++) {
+    outputs = await prepared.infer(inputs);
+    await between();
+  }
+  const samples: number[] = [];
+  const deviceSamples: number[] = [];
+  for (let k = 0; k < job.repetitions; k++) {
+    const started = performance.now();
+    outputs = await prepared.infer(inputs);
+    samples.push(performance.now() - started);
+    if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
+    await between();
+  }
+  if (job.warmup + job.repetitions === 0) outputs = await prepared.infer(inputs);
+  // The inputs this process gives the network count with its inputs and outputs.
+  let inputBytes = 0;
+  for (const values of inputs.values()) inputBytes += values.byteLength;
+  const held = prepared.memory();
+  const memory = { ...held, io: held.io + inputBytes };
+  const rss = readRss();
+  prepared.dispose();
+  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device() };
+}

@@ -1,0 +1,88 @@
+import { stringify } from 'csv-stringify/sync';
+import type { MemoryReport } from '../backends/execute.ts';
+import type { CellResult } from '../experiments/result.ts';
+
+const MIB = 2 ** 20;
+const mib = (bytes: number): string => (bytes / MIB).toFixed(3);
+
+/** Cells that carry measured memory (an executing backend ran them). */
+export function measuredCells(results: readonly CellResult[]): (CellResult & { memory: MemoryReport })[] {
+  return results.filter((r): r is CellResult & { memory: MemoryReport } => r.memory !== undefined);
+}
+
+/**
+ * Where memory goes, per network and planner (MiB): what the plan asks for, what the
+ * backend allocated (intermediates, graph I/O, weights, kernel scratch), the peak the
+ * isolated process measured over its baseline, and the rest that none of the figures
+ * accounts for (the runtime's own: code, heap, allocator).
+ */
+export function memoryMarkdown(results: readonly CellResult[]): string {
+  const cells = measuredCells(results);
+  const rows = cells.map((r) => {
+    const m = r.memory;
+    return `| ${r.modelLabel} | ${r.plannerTitle} | ${r.backend} | ${mib(m.planned)} | ${mib(m.intermediates)} | ${mib(m.io)} | ${mib(m.weights)} | ${mib(m.scratch)} | ${mib(m.baselineRss)} | ${mib(m.peakRssDelta)} | ${mib(m.rest)} |`;
+  });
+  const methods = [...new Set(cells.map((r) => r.memory.method))];
+  return `${[
+    '| network | planner | backend | planned | intermediates | io | weights | scratch | baseline RSS | peak − baseline | rest |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    `MiB. Peak: ${methods.join('; ')}. Rest = (peak − baseline) − intermediates − io − weights − scratch.`,
+  ].join('\n')}\n`;
+}
+
+export function memoryCsv(results: readonly CellResult[]): string {
+  return stringify([
+    ['network', 'planner', 'backend', 'planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline_rss', 'peak_rss', 'peak_rss_delta', 'rest'],
+    ...measuredCells(results).map((r) => {
+      const m = r.memory;
+      return [r.modelLabel, r.planner, r.backend, m.planned, m.intermediates, m.io, m.weights, m.scratch, m.baselineRss, m.peakRss, m.peakRssDelta, m.rest];
+    }),
+  ]);
+}
+
+/** How far the measured saving of a plan over naive is from the planned saving. */
+export interface SavingCheck {
+  readonly network: string;
+  readonly backend: string;
+  readonly planned: number;
+  readonly measured: number;
+  /** measured / planned - 1. */
+  readonly deviation: number;
+  readonly within: boolean;
+}
+
+/** The measured saving may differ from the planned one by this much and still count as the plan's. */
+export const SAVING_TOLERANCE = 0.2;
+
+/**
+ * Does a plan save on the machine what it saves on paper? Per network and backend: the
+ * difference in measured peak (over the baseline) between naive and `planner`, against
+ * the difference in planned footprint.
+ */
+export function savingChecks(results: readonly CellResult[], planner = 'offsets/greedy-by-size'): SavingCheck[] {
+  const cells = measuredCells(results);
+  const checks: SavingCheck[] = [];
+  for (const naive of cells.filter((c) => c.planner.endsWith('/naive'))) {
+    const plan = cells.find((c) => c.model === naive.model && c.backend === naive.backend && c.planner === planner);
+    if (plan === undefined) continue;
+    const planned = naive.memory.planned - plan.memory.planned;
+    const measured = naive.memory.peakRssDelta - plan.memory.peakRssDelta;
+    const deviation = planned === 0 ? 0 : measured / planned - 1;
+    checks.push({ network: naive.modelLabel, backend: naive.backend, planned, measured, deviation, within: Math.abs(deviation) <= SAVING_TOLERANCE });
+  }
+  return checks;
+}
+
+export function savingChecksMarkdown(checks: readonly SavingCheck[], planner = 'Greedy by Size'): string {
+  if (checks.length === 0) return '';
+  const rows = checks.map((c) => `| ${c.network} | ${c.backend} | ${mib(c.planned)} | ${mib(c.measured)} | ${c.deviation >= 0 ? '+' : ''}${(c.deviation * 100).toFixed(1)}% | ${c.within ? 'yes' : '**no**'} |`);
+  return `${[
+    `Does ${planner} save on this machine what it saves on paper? Naive's measured peak less ${planner}'s, against the planned difference (within ${SAVING_TOLERANCE * 100}%):`,
+    '',
+    '| network | backend | planned saving MiB | measured saving MiB | deviation | within |',
+    '|---|---|---:|---:|---:|---|',
+    ...rows,
+  ].join('\n')}\n`;
+}
