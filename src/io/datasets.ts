@@ -1,5 +1,5 @@
 import { graphToProblem, PAPER_RECORD_OPTIONS } from '../graph/lifetimes.ts';
-import { ZOO } from '../models/zoo.ts';
+import { PAPER_ZOO } from '../models/zoo.ts';
 import { recordsToCsv } from './records-writers.ts';
 
 export interface DatasetFile {
@@ -14,7 +14,7 @@ export interface DatasetFile {
  * (MiniMalloc, TelaMalloc, idealloc) can read exactly the problems of Table 1 and 2.
  */
 export function zooDatasets(): DatasetFile[] {
-  return ZOO.map((model) => ({
+  return PAPER_ZOO.map((model) => ({
     path: `datasets/zoo/${model.name}.csv`,
     content: recordsToCsv(graphToProblem(model.build(model.defaults), PAPER_RECORD_OPTIONS)),
   }));

@@ -11,6 +11,8 @@ export interface ConvOptions {
   readonly dilation?: number;
   readonly padding?: PaddingName;
   readonly activation?: Activation;
+  /** Grouped convolution: input and output channels split into this many groups (weights OHWI with I = input channels / groups). */
+  readonly groups?: number;
 }
 
 export interface DepthwiseOptions {
@@ -56,8 +58,12 @@ export class NetworkBuilder {
 
   conv(scope: string, x: string, options: ConvOptions): string {
     const [kh, kw] = pair(options.kernel);
+    const groups = options.groups ?? 1;
     const inChannels = this.shapeOf(x)[3];
-    const weights = this.constant(`${scope}/weights`, [options.out, kh, kw, inChannels]);
+    if (!Number.isInteger(groups) || groups < 1 || inChannels % groups !== 0 || options.out % groups !== 0) {
+      throw new GraphError(`${this.name}: ${scope}: ${inChannels} -> ${options.out} channels do not split into ${groups} groups.`);
+    }
+    const weights = this.constant(`${scope}/weights`, [options.out, kh, kw, inChannels / groups]);
     const bias = this.constant(`${scope}/bias`, [options.out]);
     return this.op(scope, [x, weights, bias], {
       op: 'Conv',
@@ -65,7 +71,7 @@ export class NetworkBuilder {
       strides: pair(options.stride ?? 1),
       dilations: pair(options.dilation ?? 1),
       padding: padding(options.padding),
-      groups: 1,
+      groups,
       outChannels: options.out,
       weightLayout: 'OHWI',
       activation: options.activation ?? 'none',
@@ -104,6 +110,26 @@ export class NetworkBuilder {
 
   mean(scope: string, x: string, axes: readonly number[], keepDims: boolean): string {
     return this.op(scope, [x], { op: 'Mean', axes, keepDims });
+  }
+
+  /** TFLite's FullyConnected: weights [out, in], bias [out], the input taken as rows of `in` values. */
+  dense(scope: string, x: string, out: number, activation: Activation = 'none'): string {
+    const shape = this.shapeOf(x);
+    const depth = shape[shape.length - 1];
+    const weights = this.constant(`${scope}/weights`, [out, depth]);
+    const bias = this.constant(`${scope}/bias`, [out]);
+    return this.op(scope, [x, weights, bias], { op: 'FullyConnected', outFeatures: out, activation, keepDims: false });
+  }
+
+  /** [batch, ...] -> [batch, everything else] (a Reshape, as TFLite's converter writes it). */
+  flatten(scope: string, x: string): string {
+    const [batch, ...rest] = this.shapeOf(x);
+    return this.reshape(scope, x, [batch, rest.reduce((p, d) => p * d, 1)]);
+  }
+
+  /** Average over height and width to [batch, channels] (Keras' GlobalAveragePooling2D, a Mean in TFLite). */
+  globalAveragePool(scope: string, x: string): string {
+    return this.mean(scope, x, [1, 2], false);
   }
 
   pad(scope: string, x: string, pads: readonly (readonly [number, number])[]): string {

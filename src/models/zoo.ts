@@ -2,14 +2,23 @@ import { isDType } from '../graph/dtype.ts';
 import type { Graph } from '../graph/ir.ts';
 import { blazeface } from './blazeface.ts';
 import { deeplabV3 } from './deeplab-v3.ts';
+import { googlenet } from './googlenet.ts';
 import { inceptionV3 } from './inception-v3.ts';
 import { mobilenetV1 } from './mobilenet-v1.ts';
 import { mobilenetV2 } from './mobilenet-v2.ts';
 import type { ModelParameters, ZooModel } from './model.ts';
 import { posenet } from './posenet.ts';
+import { resnet152 } from './resnet-152.ts';
+import { resnext50Grouped, resnext50Paths } from './resnext-50.ts';
+import { squeezenet11 } from './squeezenet-1.1.ts';
+import { vgg19 } from './vgg-19.ts';
+import { xception } from './xception.ts';
 
-/** The six networks of the paper, in the order of its tables. */
-export const ZOO: readonly ZooModel[] = [mobilenetV1, mobilenetV2, deeplabV3, inceptionV3, posenet, blazeface];
+/** The six networks of the paper, in the order of its tables (what datasets/ holds). */
+export const PAPER_ZOO: readonly ZooModel[] = [mobilenetV1, mobilenetV2, deeplabV3, inceptionV3, posenet, blazeface];
+
+/** Every network: the paper's six first, then the further ImageNet classifiers. */
+export const ZOO: readonly ZooModel[] = [...PAPER_ZOO, vgg19, resnet152, squeezenet11, resnext50Paths, resnext50Grouped, googlenet, xception];
 
 export class ZooError extends Error {
   constructor(message: string) {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { writeOnnx } from '../../src/io/onnx/write-onnx.ts';
+import { ZOO } from '../../src/models/zoo.ts';
 import { interleavedBranches } from '../fixtures/graphs.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
 
@@ -81,11 +82,12 @@ describe.concurrent('network sources on the command line', () => {
     expect(fromFile.lowerBounds.offsets).toBe(68 * 1024);
   });
 
-  it('lists the six networks', async ({ expect }) => {
+  it('lists the six networks of the paper first, then the rest of the zoo', async ({ expect }) => {
     const run = await memplan('list', 'models', '--json');
     expect(run.status).toBe(0);
     const models = JSON.parse(run.stdout) as { source: string }[];
-    expect(models.map((m) => m.source)).toEqual([
+    expect(models.map((m) => m.source)).toEqual(ZOO.map((m) => `zoo:${m.name}`));
+    expect(models.slice(0, 6).map((m) => m.source)).toEqual([
       'zoo:mobilenet-v1',
       'zoo:mobilenet-v2',
       'zoo:deeplab-v3',

@@ -11,8 +11,8 @@ const fp32 = (source: string) => graphToProblem(buildZooModel(source), { element
 const MiB = 2 ** 20;
 
 describe('the zoo', () => {
-  it('has the six networks of the paper', () => {
-    expect(ZOO.map((m) => m.name)).toEqual(['mobilenet-v1', 'mobilenet-v2', 'deeplab-v3', 'inception-v3', 'posenet', 'blazeface']);
+  it('has the six networks of the paper first', () => {
+    expect(ZOO.slice(0, 6).map((m) => m.name)).toEqual(['mobilenet-v1', 'mobilenet-v2', 'deeplab-v3', 'inception-v3', 'posenet', 'blazeface']);
   });
 
   it.each(ZOO.map((m) => m.name))('%s is stored in topological order and gives verified plans', (name) => {
