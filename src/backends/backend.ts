@@ -1,5 +1,6 @@
 import type { Problem } from '../core/problem.ts';
 import type { Graph } from '../graph/ir.ts';
+import type { Steps } from '../graph/schedule.ts';
 import type { VerifiedResult } from '../planners/plan-and-verify.ts';
 
 /** What a backend says about where it ran: recorded with every measurement. */
@@ -47,7 +48,57 @@ export interface PreparedNetwork {
    * has no such clock.
    */
   readonly lastDeviceMs?: number | undefined;
+  /** Backends that run a step's operators at once (cpu-parallel): the pool and its step timings. */
+  readonly parallel?: ParallelRun;
+  /** Streaming backends (budgeted): what loading weights cost so far. */
+  streamingStats?(): StreamingStats;
   dispose(): void;
+}
+
+/**
+ * Budgeted execution (backends/budgeted/): the plan's one buffer holds activations,
+ * weights and scratch; weights are read from a file into it as the plan says.
+ */
+export interface StreamingRequest {
+  /** The weights file, in the layout of budgeted/weights-file.ts. */
+  readonly weightsFile: string;
+  /**
+   * 'overlapped' (FlexNN): a loader thread reads weights ahead as far as the plan allows;
+   * 'on-demand': each layer's weights when its turn comes, nothing overlapped.
+   */
+  readonly loading: 'overlapped' | 'on-demand';
+  /** Bytes of the one buffer: the budget, or the plan's footprint where there is none. */
+  readonly bufferBytes: number;
+  /** Record the order of loads and computes (see StreamingStats.trace). */
+  readonly trace?: boolean;
+}
+
+export interface StreamingStats {
+  /** Per inference so far (warm-ups included): milliseconds the compute thread waited for loads. */
+  readonly ioStallMs: readonly number[];
+  /** Bytes read from the weights file per inference. */
+  readonly bytesLoaded: number;
+  /** Reads per inference. */
+  readonly loads: number;
+  /**
+   * With `trace`, the latest inference's events in one order both threads share (sequence
+   * numbers): each load's weight record, each compute step, when it started and ended.
+   */
+  readonly trace?: {
+    readonly loads: readonly { readonly record: number; readonly start: number; readonly end: number }[];
+    readonly computes: readonly { readonly step: number; readonly start: number; readonly end: number }[];
+  };
+}
+
+/** A prepared network that runs the operators of a step at once on a pool of threads. */
+export interface ParallelRun {
+  readonly workers: number;
+  /** Operators per step, in step order. */
+  readonly stepSizes: readonly number[];
+  /** Resident bytes the process grew by when the threads started (their isolates and modules), before any tensor. */
+  readonly poolRss: number;
+  /** The last inference: wall milliseconds of each step, and milliseconds each worker spent inside kernels. */
+  lastRun(): { readonly stepMs: readonly number[]; readonly busyMs: readonly number[] } | undefined;
 }
 
 export interface PrepareRequest {
@@ -63,6 +114,16 @@ export interface PrepareRequest {
    * graph may then drop it, so that only one copy of the weights stays.
    */
   readonly release?: (constant: string) => void;
+  /**
+   * The steps of the plan's schedule (plannedProblem's), nodes of `graph`: backends that run
+   * a step's operators at once need them; the others run `graph` in its order, which lays
+   * the steps end to end. Absent: one operator per step.
+   */
+  readonly steps?: Steps;
+  /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
+  readonly workers?: number;
+  /** Streaming backends only (and required by them): where the weights come from and how they are loaded. */
+  readonly streaming?: StreamingRequest;
 }
 
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */
@@ -70,8 +131,18 @@ export interface Backend {
   readonly kind: string;
   /** One line for `memplan list backends`. */
   readonly title: string;
+  /**
+   * The backend whose naive plan, run one operator at a time, checks this one's outputs bit
+   * for bit (a parallel executor is checked against the sequential one); default itself.
+   */
+  readonly reference?: string;
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;
+  /**
+   * Start-up a measured process does before its baseline, beside opening the device: the
+   * runtime's own threads (the budgeted backend's loader), whose memory is not the network's.
+   */
+  open?(): Promise<void>;
   prepare(request: PrepareRequest): Promise<PreparedNetwork>;
 }

@@ -9,7 +9,8 @@ import { measureIsolated, type WeightsSource } from './isolation/isolated.ts';
 import type { MeasureResult } from './isolation/measure-job.ts';
 import { summarizeLatency, type LatencySummary } from './latency.ts';
 import { relativeError, runOnnxRuntime } from './onnxruntime/onnxruntime-peer.ts';
-import { bitIdentical, seededInputs, weightedGraph } from './run-data.ts';
+import { parallelReport, type ParallelReport } from './parallel-report.ts';
+import { bitIdentical, seededInputs, weightedGraph, withoutWeights } from './run-data.ts';
 
 export { bitIdentical, seededInputs, weightedGraph } from './run-data.ts';
 
@@ -30,6 +31,13 @@ export interface ExecuteOptions {
   readonly verifyByExecution?: boolean;
   /** Also time onnxruntime-node (single thread) on the same network and inputs. */
   readonly peer?: boolean;
+  /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
+  readonly workers?: number;
+  /**
+   * The outputs of naiveReference for this network and seed, to compare with instead of
+   * running the reference again (a study that runs many plans of one network runs it once).
+   */
+  readonly reference?: ReadonlyMap<string, Float32Array>;
 }
 
 /** onnxruntime-node beside our executor: its latency, ours over its, and how far outputs differ. */
@@ -90,6 +98,8 @@ export interface ExecuteReport {
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
   readonly peer?: PeerReport;
+  /** A backend that runs a step's operators at once (cpu-parallel): its steps, their timings, and how busy its workers were. */
+  readonly parallel?: ParallelReport;
 }
 
 /** The memory report of a measured process's result. */
@@ -112,6 +122,32 @@ export function memoryReport(planned: number, result: MeasureResult): MemoryRepo
 }
 
 /**
+ * The graph this process plans (and hands to the peer runtime): with seeded weights their
+ * values are made only where they are used here (the peer); the measured process seeds its
+ * own, and seeding a large network takes longer than planning and running it.
+ */
+function harnessGraph(source: Graph, weights: 'seeded' | 'file', seed: number, valuesHere: boolean): Graph {
+  return weights === 'seeded' && !valuesHere ? withoutWeights(source) : weightedGraph(source, weights, seed);
+}
+
+/**
+ * The outputs every plan of a network must reproduce bit for bit: the naive plan, one
+ * operator at a time (the sequential schedule), in a process of its own, on the backend
+ * that checks `options.backend` (itself; the sequential CPU for a parallel one). They do
+ * not depend on the planner, the schedule or the repetitions of `options`.
+ */
+export async function naiveReference(source: Graph, options: Omit<ExecuteOptions, 'planner' | 'repetitions' | 'warmup'>): Promise<Map<string, Float32Array>> {
+  const weightsKind = options.weights ?? 'seeded';
+  const weighted = harnessGraph(source, weightsKind, options.seed, false);
+  const records: RecordOptions = { ...options.records, elementSize: 4, schedule: 'sequential' };
+  const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
+  const naive = planAndVerify(findPlanner('shared-objects/naive'), plannedProblem(weighted, records).problem, { alignment });
+  const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
+  const job = { records, alignment, backend: options.backend.reference ?? options.backend.kind, seed: options.seed, planner: naive.planner, plan: planOf(naive), warmup: 0, repetitions: 0 };
+  return (await measureIsolated(weighted, weights, job)).outputs;
+}
+
+/**
  * Runs the graph inside one verified plan: latency and memory, measured in a process that
  * runs this plan alone; optionally the proof by execution against naive, run in another
  * process, and onnxruntime-node beside it in this one. What runs is the planned graph
@@ -120,7 +156,7 @@ export function memoryReport(planned: number, result: MeasureResult): MemoryRepo
  */
 export async function executeGraph(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
   const weightsKind = options.weights ?? 'seeded';
-  const weighted = weightedGraph(source, weightsKind, options.seed);
+  const weighted = harnessGraph(source, weightsKind, options.seed, options.peer === true);
   const records: RecordOptions = { ...options.records, elementSize: 4 };
   const { graph, problem } = plannedProblem(weighted, records);
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
@@ -129,13 +165,11 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
   // The process re-derives records and verifies the plan with a planner that replays it.
   const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
   const job = { records, alignment, backend: options.backend.kind, seed: options.seed };
-  const measured = await measureIsolated(weighted, weights, { ...job, planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
+  const workers = options.workers === undefined ? {} : { workers: options.workers };
+  const measured = await measureIsolated(weighted, weights, { ...job, ...workers, planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
   let matchesNaive: boolean | null = null;
-  if (options.verifyByExecution ?? true) {
-    const naive = planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment });
-    const reference = await measureIsolated(weighted, weights, { ...job, planner: naive.planner, plan: planOf(naive), warmup: 0, repetitions: 0 });
-    matchesNaive = bitIdentical(measured.outputs, reference.outputs);
-  }
+  if (options.reference !== undefined) matchesNaive = bitIdentical(measured.outputs, options.reference);
+  else if (options.verifyByExecution ?? true) matchesNaive = bitIdentical(measured.outputs, await naiveReference(source, options));
   const latencyMs = summarizeLatency(measured.samples, options.seed);
   let peer: PeerReport | undefined;
   if (options.peer) {
@@ -156,5 +190,6 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
     peakRssBytes: memory.peakRss,
     device: measured.device,
     ...(peer ? { peer } : {}),
+    ...(measured.parallel ? { parallel: parallelReport(measured.parallel) } : {}),
   };
 }

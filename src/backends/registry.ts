@@ -1,10 +1,12 @@
 import type { Backend } from './backend.ts';
 import { BackendError } from './backend-error.ts';
+import { budgetedBackend } from './budgeted/budgeted-backend.ts';
 import { cpuBackend } from './cpu/cpu-backend.ts';
+import { cpuParallelBackend } from './cpu-parallel/cpu-parallel-backend.ts';
 import { webgpuBackend } from './webgpu/webgpu-backend.ts';
 
 /** Backends that execute networks; `plan-only` (no execution) is the experiments' default. */
-export const BACKENDS: readonly Backend[] = [cpuBackend, webgpuBackend];
+export const BACKENDS: readonly Backend[] = [cpuBackend, cpuParallelBackend, webgpuBackend, budgetedBackend];
 
 export function findBackend(kind: string): Backend {
   const found = BACKENDS.find((b) => b.kind === kind);

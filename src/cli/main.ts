@@ -6,10 +6,12 @@ import { BackendError } from '../backends/backend-error.ts';
 import { ExperimentError } from '../experiments/config.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
+import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
 import { UnknownPlannerError } from '../planners/registry.ts';
 import { registerAgent } from './commands/agent.ts';
 import { registerExec } from './commands/exec.ts';
 import { registerExport } from './commands/export.ts';
+import { registerGemm } from './commands/gemm.ts';
 import { registerList } from './commands/list.ts';
 import { registerReport } from './commands/report.ts';
 import { registerReproduce } from './commands/reproduce.ts';
@@ -18,7 +20,7 @@ import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError];
+const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError, InfeasibleBudgetError];
 
 /**
  * yargs' messages as one sentence: "Not enough non-option arguments: got 0, need at least
@@ -64,6 +66,7 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerReproduce(cli);
   cli = registerExec(cli);
   cli = registerAgent(cli);
+  cli = registerGemm(cli);
   try {
     await cli.parseAsync();
   } catch (error) {

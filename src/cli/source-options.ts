@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
+import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
 import type { SourceOptions } from '../io/source.ts';
 import { UsageError } from './errors.ts';
 
@@ -11,6 +12,7 @@ export interface SourceArgs {
   fuseActivations: boolean;
   dropIdentityOps: boolean;
   order: OperatorOrder;
+  schedule: string;
 }
 
 /** The options every command that reads a network shares (how a graph becomes records). */
@@ -26,6 +28,11 @@ export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
       choices: OPERATOR_ORDERS,
       default: 'given' as OperatorOrder,
       describe: "graph sources: operator order; memory-aware lowers the peak of live bytes (planned and run in that order)",
+    })
+    .option('schedule', {
+      type: 'string',
+      default: 'sequential',
+      describe: 'graph sources: steps of operators that may run at once (sequential, levels, groups:K); tensors of one step never share memory',
     }) as unknown as Argv<T & SourceArgs>;
 }
 
@@ -33,6 +40,8 @@ export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
   if (args.elementSize !== undefined && (!Number.isSafeInteger(args.elementSize) || args.elementSize < 1)) {
     throw new UsageError(`--element-size must be a whole number of bytes >= 1, got ${args.elementSize}.`);
   }
+  const schedule = parseSchedule(args.schedule);
+  if (schedule === undefined) throw new UsageError(`--schedule must be ${SCHEDULE_FORMS}, got "${args.schedule}".`);
   return {
     inputShapes: parseInputShapes(args.inputShape ?? []),
     includeGraphIO: args.includeGraphIo,
@@ -41,6 +50,7 @@ export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
     fuseActivations: args.fuseActivations,
     dropIdentityOps: args.dropIdentityOps,
     order: args.order,
+    schedule,
   };
 }
 

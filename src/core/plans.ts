@@ -35,6 +35,13 @@ export interface OffsetsPlan extends OptimalityClaim {
   /** `offsets[i]` is where `problem.records[i]` starts. */
   readonly offsets: readonly number[];
   readonly footprint: number;
+  /**
+   * Budgeted plans (FlexNN): `loadSteps[i]` is the operator at which record i's memory is
+   * taken. A weight may be loaded ahead of its layer (from its `earliest` to its `first`)
+   * and then occupies its memory from there through `last`; every other record's entry is
+   * its `first`. Absent: every record occupies [first, last].
+   */
+  readonly loadSteps?: readonly number[];
 }
 
 export type Plan = SharedObjectsPlan | OffsetsPlan;
@@ -56,6 +63,7 @@ export function sharedObjectsPlan(objectIds: readonly number[], objectSizes: rea
   return { approach: 'shared-objects', objectIds, objectSizes, footprint };
 }
 
-export function offsetsPlan(problem: Problem, offsets: ArrayLike<number>): OffsetsPlan {
-  return { approach: 'offsets', offsets: Array.from(offsets), footprint: arenaSize(problem, offsets) };
+export function offsetsPlan(problem: Problem, offsets: ArrayLike<number>, loadSteps?: ArrayLike<number>): OffsetsPlan {
+  const plan: OffsetsPlan = { approach: 'offsets', offsets: Array.from(offsets), footprint: arenaSize(problem, offsets) };
+  return loadSteps === undefined ? plan : { ...plan, loadSteps: Array.from(loadSteps) };
 }

@@ -1,4 +1,4 @@
-import type { TensorUsageRecord } from './records.ts';
+import { RECORD_KINDS, type TensorUsageRecord } from './records.ts';
 
 /**
  * What a planner solves: usage records over `operatorCount` operators run in a fixed
@@ -8,6 +8,11 @@ export interface Problem {
   readonly name: string;
   readonly records: readonly TensorUsageRecord[];
   readonly operatorCount: number;
+  /**
+   * Bytes every plan must fit in (FlexNN's memory budget): the verifier rejects an arena
+   * (or a sum of objects) above it. Absent: no budget.
+   */
+  readonly budget?: number;
 }
 
 /** A problem that breaks the invariants every planner relies on. */
@@ -27,6 +32,7 @@ export function makeProblem(
   name: string,
   records: readonly TensorUsageRecord[],
   operatorCount?: number,
+  options: { readonly budget?: number } = {},
 ): Problem {
   const seen = new Set<string>();
   let lastOperator = -1;
@@ -43,13 +49,34 @@ export function makeProblem(
     if (!Number.isSafeInteger(record.last) || record.last < record.first) {
       throw new InvalidProblemError(`${where} has last operator ${record.last}; it must be a whole number >= first (${record.first}).`);
     }
+    checkKind(record, where);
     lastOperator = Math.max(lastOperator, record.last);
   });
   const count = operatorCount ?? lastOperator + 1;
   if (!Number.isSafeInteger(count) || count <= lastOperator) {
     throw new InvalidProblemError(`operator count ${count} is too small: a record uses operator ${lastOperator}.`);
   }
-  return { name, records, operatorCount: count };
+  const { budget } = options;
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 0)) {
+    throw new InvalidProblemError(`the budget of ${budget} bytes is not a whole number of bytes from 0 to 2^53 - 1.`);
+  }
+  return budget === undefined ? { name, records, operatorCount: count } : { name, records, operatorCount: count, budget };
+}
+
+/** A record's kind and load window: weights may start loading at `earliest` <= first; intermediates live in one operator. */
+function checkKind(record: TensorUsageRecord, where: string): void {
+  if (record.kind !== undefined && !RECORD_KINDS.includes(record.kind)) {
+    throw new InvalidProblemError(`${where} has kind ${JSON.stringify(record.kind)}; kinds are ${RECORD_KINDS.join(', ')}.`);
+  }
+  if (record.earliest !== undefined) {
+    if (record.kind !== 'weight') throw new InvalidProblemError(`${where} has a load window (earliest ${record.earliest}) but is no weight; only weights are loaded ahead.`);
+    if (!Number.isSafeInteger(record.earliest) || record.earliest < 0 || record.earliest > record.first) {
+      throw new InvalidProblemError(`${where} has earliest load step ${record.earliest}; it must be a whole number from 0 to its first operator (${record.first}).`);
+    }
+  }
+  if (record.kind === 'intermediate' && record.first !== record.last) {
+    throw new InvalidProblemError(`${where} is an intermediate over operators ${record.first}-${record.last}; an intermediate lives inside one layer.`);
+  }
 }
 
 /** Sum of all record sizes: the footprint when nothing is shared. */

@@ -5,9 +5,26 @@ import type { Problem } from './problem.ts';
  * The independent verifier. It trusts nothing a planner returns and shares no code with
  * any planner: it re-derives conflicts, memory overlaps and the footprint from the
  * problem alone. A plan is reported only after it has passed through here.
+ *
+ * Budgeted problems (FlexNN): a record occupies its memory over its residency, which is
+ * [first, last] except for a weight an offsets plan loads ahead (`loadSteps`): from its
+ * load step, which must lie in its load window [earliest, first], through `last`.
+ * Intermediates live inside one layer. The footprint may not exceed the budget.
  */
 export interface Violation {
-  readonly kind: 'length' | 'offset' | 'alignment' | 'overlap' | 'object-id' | 'object-size' | 'shared-conflict' | 'footprint' | 'claim';
+  readonly kind:
+    | 'length'
+    | 'offset'
+    | 'alignment'
+    | 'overlap'
+    | 'object-id'
+    | 'object-size'
+    | 'shared-conflict'
+    | 'footprint'
+    | 'claim'
+    | 'budget'
+    | 'load-window'
+    | 'intermediate';
   readonly message: string;
 }
 
@@ -23,17 +40,24 @@ export interface VerifyOptions {
   readonly alignment?: number;
   /** Stop collecting after this many violations (the plan is invalid either way). */
   readonly maxViolations?: number;
+  /** Bytes the footprint may not exceed; default: the problem's own budget, if any. */
+  readonly budget?: number;
 }
 
 export function verifyPlan(problem: Problem, plan: Plan, options: VerifyOptions = {}): Verification {
   const collector = new ViolationCollector(options.maxViolations ?? 20);
   const alignment = options.alignment ?? 1;
+  verifyIntermediates(problem, collector);
   const footprint =
     plan.approach === 'offsets'
-      ? verifyOffsets(problem, plan.offsets, alignment, collector)
+      ? verifyOffsets(problem, plan.offsets, residencyStarts(problem, plan.loadSteps, collector), alignment, collector)
       : verifySharedObjects(problem, plan.objectIds, plan.objectSizes, alignment, collector);
   if (!Number.isNaN(footprint) && plan.footprint !== footprint) {
     collector.add('footprint', `the plan claims a footprint of ${plan.footprint} bytes but needs ${footprint}.`);
+  }
+  const budget = options.budget ?? problem.budget;
+  if (budget !== undefined && !Number.isNaN(footprint) && footprint > budget) {
+    collector.add('budget', `the plan needs ${footprint} bytes, over the budget of ${budget}.`);
   }
   verifyClaim(plan, footprint, collector);
   return { valid: collector.violations.length === 0, violations: collector.violations, footprint };
@@ -68,7 +92,50 @@ function isByteCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-function verifyOffsets(problem: Problem, offsets: readonly number[], alignment: number, out: ViolationCollector): number {
+/** An intermediate is a layer's own scratch: it lives inside one operator. */
+function verifyIntermediates(problem: Problem, out: ViolationCollector): void {
+  for (const record of problem.records) {
+    if (record.kind === 'intermediate' && record.first !== record.last) {
+      out.add('intermediate', `intermediate ${record.id} spans operators ${record.first}-${record.last}; an intermediate lives inside its one layer.`);
+    }
+  }
+}
+
+/**
+ * Where each record's memory is taken: its first operator, or a weight's load step. A
+ * load step must lie in the weight's load window [earliest, first] (later, the layer would
+ * read it before it is loaded); any other record is allocated where it is first used.
+ */
+function residencyStarts(problem: Problem, loadSteps: readonly number[] | undefined, out: ViolationCollector): number[] {
+  const { records } = problem;
+  const starts = records.map((r) => r.first);
+  if (loadSteps === undefined) return starts;
+  if (!Array.isArray(loadSteps) || loadSteps.length !== records.length) {
+    out.add('length', `the plan has ${Array.isArray(loadSteps) ? loadSteps.length : 'no'} load steps for ${records.length} records.`);
+    return starts;
+  }
+  loadSteps.forEach((step, i) => {
+    const record = records[i];
+    if (!Number.isSafeInteger(step)) {
+      out.add('load-window', `record ${record.id} has load step ${step}; steps are whole operator indices.`);
+    } else if (record.kind === 'weight') {
+      const earliest = record.earliest ?? 0;
+      if (step > record.first) {
+        out.add('load-window', `weight ${record.id} is loaded at operator ${step}, after its layer uses it at operator ${record.first}.`);
+      } else if (step < earliest) {
+        out.add('load-window', `weight ${record.id} is loaded at operator ${step}, before its load window opens at operator ${earliest}.`);
+      } else {
+        starts[i] = step;
+      }
+    } else if (step !== record.first) {
+      const what = record.kind === 'intermediate' ? 'intermediate' : 'activation';
+      out.add(what === 'intermediate' ? 'intermediate' : 'load-window', `${what} ${record.id} is given memory from operator ${step}, but it exists only from operator ${record.first}; only weights are loaded ahead.`);
+    }
+  });
+  return starts;
+}
+
+function verifyOffsets(problem: Problem, offsets: readonly number[], starts: readonly number[], alignment: number, out: ViolationCollector): number {
   const { records } = problem;
   if (!Array.isArray(offsets) || offsets.length !== records.length) {
     out.add('length', `the plan has ${Array.isArray(offsets) ? offsets.length : 'no'} offsets for ${records.length} records.`);
@@ -89,11 +156,12 @@ function verifyOffsets(problem: Problem, offsets: readonly number[], alignment: 
   });
   if (malformed) return NaN;
 
-  // Sweep over time. Records live at the same operator all conflict pairwise, so the
-  // live set must be pairwise disjoint in memory; kept sorted by offset, a new record only
-  // needs checking against its two neighbours. Zero-byte records occupy no memory.
+  // Sweep over time, each record from where its memory is taken. Records live at the same
+  // operator all conflict pairwise, so the live set must be pairwise disjoint in memory;
+  // kept sorted by offset, a new record only needs checking against its two neighbours.
+  // Zero-byte records occupy no memory.
   const byFirst = records.map((_, i) => i).filter((i) => records[i].size > 0);
-  byFirst.sort((a, b) => records[a].first - records[b].first);
+  byFirst.sort((a, b) => starts[a] - starts[b]);
   const byLast = byFirst.slice().sort((a, b) => records[a].last - records[b].last);
   const live: number[] = [];
   const before = (a: number, b: number): boolean => offsets[a] < offsets[b] || (offsets[a] === offsets[b] && a < b);
@@ -110,7 +178,7 @@ function verifyOffsets(problem: Problem, offsets: readonly number[], alignment: 
   const inLive = new Uint8Array(records.length);
   let ended = 0;
   for (const i of byFirst) {
-    const now = records[i].first;
+    const now = starts[i];
     for (; ended < byLast.length && records[byLast[ended]].last < now; ended++) {
       const j = byLast[ended];
       if (inLive[j]) {
@@ -131,7 +199,7 @@ function verifyOffsets(problem: Problem, offsets: readonly number[], alignment: 
       out.add(
         'overlap',
         `records ${records[clash].id} and ${records[i].id} are live together ` +
-          `(operators ${records[clash].first}-${records[clash].last} and ${records[i].first}-${records[i].last}) ` +
+          `(operators ${starts[clash]}-${records[clash].last} and ${starts[i]}-${records[i].last}) ` +
           `but share bytes [${Math.max(offsets[clash], offsets[i])}, ` +
           `${Math.min(offsets[clash] + records[clash].size, offsets[i] + records[i].size)}).`,
       );

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { APPROACHES, type Approach } from '../core/plans.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
+import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
 import { findPlanner, UnknownPlannerError } from '../planners/registry.ts';
 
@@ -37,7 +38,8 @@ export interface ExecutionSettings {
 
 export type BackendSpec =
   | { readonly kind: 'plan-only' }
-  | ({ readonly kind: 'cpu' | 'webgpu' } & ExecutionSettings)
+  /** cpu-parallel runs a schedule's steps on as many worker threads as the machine has cores. */
+  | ({ readonly kind: 'cpu' | 'cpu-parallel' | 'webgpu' } & ExecutionSettings)
   /** A `memplan agent` on another machine runs the cells with its own backend. */
   | ({
       readonly kind: 'remote';
@@ -50,7 +52,7 @@ export type BackendSpec =
       /** Seconds to wait for each cell's answer; default the agent's own limit + 60. */
       readonly timeoutSeconds?: number;
     } & ExecutionSettings);
-export const BACKEND_KINDS = ['plan-only', 'cpu', 'webgpu', 'remote'] as const;
+export const BACKEND_KINDS = ['plan-only', 'cpu', 'cpu-parallel', 'webgpu', 'remote'] as const;
 
 export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
 export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
@@ -108,13 +110,14 @@ export async function loadExperiment(file: string): Promise<Experiment> {
   return parseExperiment(text, file);
 }
 
-const RECORD_KEYS: Record<keyof RecordOptions, 'boolean' | 'size' | 'order'> = {
+const RECORD_KEYS: Record<keyof RecordOptions, 'boolean' | 'size' | 'order' | 'schedule'> = {
   includeGraphIO: 'boolean',
   elementSize: 'size',
   roundChannelsTo4: 'boolean',
   fuseActivations: 'boolean',
   dropIdentityOps: 'boolean',
   order: 'order',
+  schedule: 'schedule',
 };
 const TOP_KEYS = ['$comment', 'name', 'title', 'approach', 'models', 'records', 'planners', 'backends', 'repetitions', 'seed', 'alignment', 'timeLimitSeconds', 'report'];
 
@@ -185,6 +188,7 @@ export function parseExperiment(text: string, file: string): Experiment {
       if (kind === 'boolean' && typeof value !== 'boolean') fail(`$.records.${key}`, 'must be true or false.');
       if (kind === 'size') whole(value, `$.records.${key}`, 1);
       if (kind === 'order' && !OPERATOR_ORDERS.includes(value as OperatorOrder)) fail(`$.records.${key}`, `must be one of ${OPERATOR_ORDERS.join(', ')}.`);
+      if (kind === 'schedule' && parseSchedule(value) === undefined) fail(`$.records.${key}`, `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(value)}.`);
       records[key] = value;
     }
   }
@@ -222,7 +226,7 @@ export function parseExperiment(text: string, file: string): Experiment {
       peer: spec.peer === true,
       verifyByExecution: spec.verifyByExecution !== false,
     };
-    if (!remote) return { kind: spec.kind as 'cpu' | 'webgpu', ...settings };
+    if (!remote) return { kind: spec.kind as 'cpu' | 'cpu-parallel' | 'webgpu', ...settings };
     const url = string(spec.url, `${path}.url`);
     if (!/^https?:\/\/[^/\s]+/.test(url)) fail(`${path}.url`, 'must be http://host:port of a memplan agent.');
     if (settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; a remote backend cannot.');

@@ -47,19 +47,25 @@ export class ResultStore {
     await writeFileAtomic(this.resultsPath, text.slice(0, text.lastIndexOf('\n') + 1));
   }
 
-  async append(result: CellResult): Promise<void> {
+  /** Appends one finished cell (a CellResult, or a study's own cell) as one whole line. */
+  async append(result: object): Promise<void> {
     await appendFile(this.resultsPath, `${JSON.stringify(result)}\n`);
   }
 
   async read(): Promise<CellResult[]> {
+    return this.readCells<CellResult>();
+  }
+
+  /** The finished cells, whatever their shape (a study's). */
+  async readCells<T>(): Promise<T[]> {
     if (!existsSync(this.resultsPath)) return [];
     const text = await readFile(this.resultsPath, 'utf8');
-    const results: CellResult[] = [];
+    const results: T[] = [];
     const lines = text.split('\n');
     lines.forEach((line, k) => {
       if (line.trim() === '') return;
       try {
-        results.push(JSON.parse(line) as CellResult);
+        results.push(JSON.parse(line) as T);
       } catch (error) {
         // Only the last line can be torn (a killed run); anything else is damage.
         if (k < lines.length - 1 && lines.slice(k + 1).some((l) => l.trim() !== '')) throw new Error(`${this.resultsPath}:${k + 1}: not a JSON line (${(error as Error).message}).`);

@@ -57,7 +57,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   const backends = experiment.backends.map((b) => (b.kind === 'remote' && !b.token.startsWith('env:') ? { ...b, token: '(redacted)' } : b));
   // Device info of every local executing backend, beside the machine's (each cell carries its own too).
   const devices = [];
-  for (const b of experiment.backends) if (b.kind === 'cpu' || b.kind === 'webgpu') devices.push(await findBackend(b.kind).device());
+  for (const b of experiment.backends) if (b.kind === 'cpu' || b.kind === 'cpu-parallel' || b.kind === 'webgpu') devices.push(await findBackend(b.kind).device());
   await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo() });
 
   const planners: Planner[] = [];

@@ -1,9 +1,9 @@
 import { makeProblem, type Problem } from '../core/problem.ts';
 import type { TensorUsageRecord } from '../core/records.ts';
-import { executionOrder } from './execution-order.ts';
 import type { Graph } from './ir.ts';
 import { memoryAwareOrder } from './memory-aware-order.ts';
 import { recordSizer, type RecordSelection } from './record-tensors.ts';
+import { isParallelSchedule, scheduleSteps, type Schedule, type Steps } from './schedule.ts';
 import { dropIdentityOps, fuseActivations } from './transforms.ts';
 
 /** The operator orders a graph can be planned and run in (see memory-aware-order.ts). */
@@ -27,6 +27,12 @@ export interface RecordOptions extends RecordSelection {
    * reorders the operators to lower the peak of live bytes (memory-aware-order.ts).
    */
   readonly order?: OperatorOrder;
+  /**
+   * The steps operators run in (schedule.ts): 'sequential' (default) one operator per step;
+   * 'levels' and 'groups:K' several at once. Records then live over steps, so tensors used
+   * by one step never share memory.
+   */
+  readonly schedule?: Schedule;
 }
 
 /** The record options of the paper's reproduction (see RecordOptions). */
@@ -34,30 +40,45 @@ export const PAPER_RECORD_OPTIONS: RecordOptions = { elementSize: 4 };
 
 /**
  * The graph that is planned and run: the record options' transforms applied (activations
- * fused, identity ops dropped, then the operators reordered), its `nodes` in the order the
- * operators run. A backend must run this graph, not the source graph, for a plan of
+ * fused, identity ops dropped, then the operators reordered, then laid out step by step
+ * under a parallel schedule), its `nodes` in the order the operators run. A backend must run this graph, not the source graph, for a plan of
  * `graphToProblem(source, options)` to hold: the records' lifetimes are this order's.
  * Never apply it twice: a memory-aware order of a memory-aware order may differ again.
  */
 export function plannedGraph(input: Graph, options: RecordOptions = {}): Graph {
+  return planned(input, options).graph;
+}
+
+/** The planned graph and its steps under the options' schedule. */
+function planned(input: Graph, options: RecordOptions): { readonly graph: Graph; readonly steps: Steps } {
   let graph = input;
   if (options.fuseActivations) graph = fuseActivations(graph);
   if (options.dropIdentityOps) graph = dropIdentityOps(graph);
-  // The scheduler sizes records as recordsInOrder does; a topological `nodes` array is
+  // The scheduler sizes records as recordsOfSteps does; a topological `nodes` array is
   // what executionOrder keeps, so every later reader of the graph runs this order.
   if (options.order === 'memory-aware') graph = { ...graph, nodes: memoryAwareOrder(graph, options) };
-  return graph;
+  const steps = scheduleSteps(graph, options.schedule);
+  // Steps of several operators run step after step: the nodes laid out in step order, so
+  // that a backend that runs one operator at a time runs an order the step plan holds for
+  // (tensors that conflict in that order conflict over steps too).
+  if (isParallelSchedule(options.schedule)) graph = { ...graph, nodes: steps.flat() };
+  return { graph, steps };
 }
 
-/** The planned graph (see plannedGraph) and the records of its order: what a backend is handed together. */
-export function plannedProblem(input: Graph, options: RecordOptions = {}): { readonly graph: Graph; readonly problem: Problem } {
-  const graph = plannedGraph(input, options);
-  return { graph, problem: recordsInOrder(graph, options) };
+/**
+ * The planned graph (see plannedGraph), the records of its steps, and the steps (each
+ * step's nodes, of the planned graph): what a backend is handed together.
+ */
+export function plannedProblem(input: Graph, options: RecordOptions = {}): { readonly graph: Graph; readonly problem: Problem; readonly steps: Steps } {
+  const { graph, steps } = planned(input, options);
+  return { graph, problem: recordsOfSteps(graph, steps, options), steps };
 }
 
 /**
  * The record options for a graph that plannedGraph already gave: sizes and graph I/O as
  * before, no transform and no reordering again (a planned graph sent to a remote agent).
+ * The schedule stays: its records are over steps, and a planned graph's steps under the
+ * same schedule are the steps it was laid out from (see scheduleSteps).
  */
 export function plannedGraphOptions(options: RecordOptions): RecordOptions {
   const { fuseActivations: _fused, dropIdentityOps: _dropped, order: _ordered, ...selection } = options;
@@ -74,15 +95,19 @@ export function graphToProblem(input: Graph, options: RecordOptions = {}): Probl
   return plannedProblem(input, options).problem;
 }
 
-/** The records of a graph already transformed and ordered: its own execution order, no transforms. */
-function recordsInOrder(graph: Graph, options: RecordSelection): Problem {
-  const order = executionOrder(graph);
+/**
+ * The records of a graph already transformed and ordered, over its steps: a tensor lives
+ * from the first to the last step that touches it (for sequential steps, operators in the
+ * graph's own execution order). Records come in order of first use (ties: step order, then
+ * the order the operator lists them).
+ */
+function recordsOfSteps(graph: Graph, steps: Steps, options: RecordSelection): Problem {
   const sizeOf = recordSizer(graph, options);
   const first = new Map<string, number>();
   const last = new Map<string, number>();
   const size = new Map<string, number>();
-  order.forEach((node, index) => {
-    for (const name of [...node.inputs, ...node.outputs]) {
+  steps.forEach((step, index) => {
+    for (const name of step.flatMap((node) => [...node.inputs, ...node.outputs])) {
       if (!size.has(name)) {
         const bytes = sizeOf(name);
         if (bytes === undefined) continue;
@@ -95,8 +120,8 @@ function recordsInOrder(graph: Graph, options: RecordSelection): Problem {
   if (options.includeGraphIO) {
     // Inputs are there before the first operator; outputs must survive to the last one.
     for (const name of graph.inputs) if (first.has(name)) first.set(name, 0);
-    for (const name of graph.outputs) if (last.has(name)) last.set(name, order.length - 1);
+    for (const name of graph.outputs) if (last.has(name)) last.set(name, steps.length - 1);
   }
   const records: TensorUsageRecord[] = [...first.keys()].map((name) => ({ id: name, size: size.get(name)!, first: first.get(name)!, last: last.get(name)! }));
-  return makeProblem(graph.name, records, Math.max(order.length, 1));
+  return makeProblem(graph.name, records, Math.max(steps.length, 1));
 }

@@ -16,5 +16,5 @@ export function fixedPlanner(id: string, plan: Plan, citation = 'a plan made els
 export function planOf(result: VerifiedResult): Plan {
   const claim = { ...(result.optimal !== undefined ? { optimal: result.optimal } : {}), ...(result.bound !== undefined ? { bound: result.bound } : {}) };
   if (result.objects !== undefined) return { ...sharedObjectsPlan(result.objects.ids, result.objects.sizes), ...claim };
-  return { approach: 'offsets', offsets: result.offsets, footprint: result.footprint, ...claim };
+  return { approach: 'offsets', offsets: result.offsets, footprint: result.footprint, ...claim, ...(result.loadSteps !== undefined ? { loadSteps: result.loadSteps } : {}) };
 }

@@ -26,6 +26,8 @@ export interface VerifiedResult {
   readonly optimal?: boolean;
   /** Exact planners only: the lower bound their search proved (bytes). */
   readonly bound?: number;
+  /** Budgeted plans only: the operator at which each record's memory is taken (OffsetsPlan.loadSteps). */
+  readonly loadSteps?: readonly number[];
 }
 
 export interface PlanOptions {
@@ -37,16 +39,19 @@ export interface PlanOptions {
   readonly tieSeed?: number;
   /** Pass when already computed for this problem. */
   readonly bounds?: LowerBounds;
+  /** Bytes the plan must fit in (PlannerOptions.budget); verified. Default: the problem's own budget. */
+  readonly budget?: number;
 }
 
 export function planAndVerify(planner: Planner, problem: Problem, options: PlanOptions = {}): VerifiedResult {
   const alignment = checkAlignment(options.alignment);
   const bounds = options.bounds ?? lowerBounds(problem);
   const started = performance.now();
-  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed, tieSeed: options.tieSeed });
+  const budget = options.budget ?? problem.budget;
+  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed, tieSeed: options.tieSeed, ...(budget !== undefined ? { budget } : {}) });
   const timeMs = performance.now() - started;
 
-  const verification = verifyPlan(problem, plan, { alignment });
+  const verification = verifyPlan(problem, plan, { alignment, budget });
   const bound = plan.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
   const ratio = (footprint: number): number => (bound === 0 ? (footprint === 0 ? 1 : Infinity) : footprint / bound);
   const claim = { ...(plan.optimal !== undefined ? { optimal: plan.optimal } : {}), ...(plan.bound !== undefined ? { bound: plan.bound } : {}) };
@@ -61,11 +66,12 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
       timeMs,
       offsets: plan.offsets,
       ...claim,
+      ...(plan.loadSteps !== undefined ? { loadSteps: plan.loadSteps } : {}),
     };
   }
   // The contiguous layout is reported too, so it is verified too.
   const layout = objectsToOffsets(problem, plan, alignment);
-  const layoutCheck = verifyPlan(problem, layout, { alignment });
+  const layoutCheck = verifyPlan(problem, layout, { alignment, budget });
   return {
     planner: planner.id,
     approach: plan.approach,

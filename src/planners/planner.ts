@@ -19,6 +19,12 @@ export interface PlannerOptions {
    * by first use, operators by index; `inTieOrder` in first-use-order.ts).
    */
   readonly tieSeed?: number;
+  /**
+   * Budgeted planners (`budgeted/...`): bytes the plan must fit in, instead of the
+   * problem's own budget. Other planners ignore budgets (the verifier rejects a plan
+   * above one) and plan every record over [first, last]: a weight at its layer, no preload.
+   */
+  readonly budget?: number;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Approach } from '../core/plans.ts';
+import { flexnn, flexnnNoPreload } from './budgeted/flexnn.ts';
 import { bestOf } from './offsets/best-of.ts';
 import { exact as offsetsExact } from './offsets/exact.ts';
 import { greedyByBreadth as offsetsGreedyByBreadth } from './offsets/greedy-by-breadth.ts';
@@ -42,15 +43,25 @@ export const PLANNERS: readonly Planner[] = [
   offsetsExact,
 ];
 
+/**
+ * Planners of budgeted problems (weights loaded ahead, a memory budget; ids `budgeted/...`,
+ * offsets plans with load steps). They are kept apart from PLANNERS, the strategies of the
+ * paper's tables and of the activation-only property tests (registry.test.ts), because
+ * they answer another question: fit a budget, not the smallest arena. They plan
+ * activation-only problems too (test/planners/budgeted/ runs them on random problems).
+ */
+export const BUDGETED_PLANNERS: readonly Planner[] = [flexnn, flexnnNoPreload];
+
 export function plannersOf(approach: Approach): Planner[] {
   return PLANNERS.filter((p) => p.approach === approach);
 }
 
-/** The planner with this id, or an error that names the closest ids. */
+/** The planner with this id (a strategy or a budgeted planner), or an error that names the closest ids. */
 export function findPlanner(id: string): Planner {
-  const found = PLANNERS.find((p) => p.id === id);
+  const known = [...PLANNERS, ...BUDGETED_PLANNERS];
+  const found = known.find((p) => p.id === id);
   if (found) return found;
-  const closest = PLANNERS.map((p) => ({ id: p.id, distance: editDistance(id, p.id) }))
+  const closest = known.map((p) => ({ id: p.id, distance: editDistance(id, p.id) }))
     .sort((a, b) => a.distance - b.distance)
     .slice(0, 3)
     .map((p) => p.id);

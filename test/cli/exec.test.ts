@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
-import { graphToProblem } from '../../src/graph/lifetimes.ts';
+import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
 
@@ -29,6 +29,34 @@ describe.concurrent('memplan exec', () => {
     ]);
     expect(userErrorLine(records)).toMatch(/holds usage records, not a network/);
     expect(userErrorLine(backend)).toMatch(/unknown backend "tpu"; available: cpu/);
+  });
+
+  it('--schedule groups:2 --workers 2 runs on the worker pool: outputs bit-identical to the sequential naive run, per-step timings', async ({ expect }) => {
+    const [human, json] = await Promise.all([
+      memplan('exec', 'zoo:resnext-50-paths?input=32', '--schedule', 'groups:2', '--workers', '2', '--repetitions', '2', '--warmup', '0'),
+      memplan('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '3', '--warmup', '1', '--json'),
+    ]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toMatch(/^backend +cpu-parallel /m);
+    expect(human.stdout).toMatch(/^outputs +bit-identical to the naive plan$/m);
+    const steps = plannedProblem(buildZooModel('zoo:resnext-50-paths?input=32'), { schedule: 'groups:2' }).steps;
+    expect(human.stdout).toMatch(new RegExp(`^parallel +2 workers, ${steps.length} steps \\(${Math.max(...steps.map((s) => s.length))} operators in the largest\\)`, 'm'));
+    const timings = human.stdout.split('\n').filter((line) => /^ +\d+ +\d+\.\d\d \[\d+\]/.test(line));
+    expect(timings).toHaveLength(Math.ceil(steps.length / 8));
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ backend: 'cpu-parallel', matchesNaive: true });
+    const stepCount = plannedProblem(buildZooModel('zoo:blazeface'), { schedule: 'levels' }).steps.length;
+    expect(report.parallel).toMatchObject({ workers: 2, steps: stepCount });
+    expect(report.parallel.stepMs).toHaveLength(stepCount);
+    expect(report.parallel.busyFraction).toBeGreaterThan(0);
+    expect(report.parallel.busyFraction).toBeLessThanOrEqual(1);
+    expect(report.memory.weights).toBeGreaterThan(0);
+  });
+
+  it('refuses workers it cannot use, in one line', async ({ expect }) => {
+    const [zero, webgpu] = await Promise.all([memplan('exec', 'zoo:blazeface', '--workers', '0'), memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2')]);
+    expect(userErrorLine(zero)).toMatch(/--workers must be a whole number >= 1, got 0\./);
+    expect(userErrorLine(webgpu)).toMatch(/--workers sets the threads of the cpu-parallel backend; --backend webgpu has none\./);
   });
 
   it('prints the memory figures as one block of MiB, said to be measured in an isolated process', async ({ expect }) => {

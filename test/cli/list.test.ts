@@ -1,26 +1,28 @@
 import { describe, it } from 'vitest';
+import { BACKENDS } from '../../src/backends/registry.ts';
 import { memplan } from './run-memplan.ts';
 
 const APPROACHES = ['offsets', 'shared-objects'];
 const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3', 'exponential'];
 
 describe.concurrent('memplan list planners', () => {
-  it('--json lists the 19 planners with id, approach, title, citation and complexity', async ({ expect }) => {
+  it('--json lists the 19 planners and the 2 budgeted ones with id, approach, title, citation and complexity', async ({ expect }) => {
     const run = await memplan('list', 'planners', '--json');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     const planners = JSON.parse(run.stdout) as Record<string, unknown>[];
     expect(Array.isArray(planners)).toBe(true);
-    expect(planners).toHaveLength(19);
+    expect(planners).toHaveLength(21);
     for (const p of planners) {
       expect(Object.keys(p).sort()).toEqual(['approach', 'citation', 'complexity', 'id', 'title']);
       expect(APPROACHES).toContain(p.approach);
-      expect(p.id).toMatch(new RegExp(`^${String(p.approach)}/[a-z-]+$`));
+      // Budgeted planners make offsets plans (with load steps) under ids of their own.
+      expect(p.id).toMatch(new RegExp(`^(${String(p.approach)}|budgeted)/[a-z-]+$`));
       expect(typeof p.title === 'string' && p.title !== '').toBe(true);
       expect(typeof p.citation === 'string' && p.citation !== '').toBe(true);
       expect(COMPLEXITIES).toContain(p.complexity);
     }
-    expect(new Set(planners.map((p) => p.id)).size).toBe(19);
+    expect(new Set(planners.map((p) => p.id)).size).toBe(21);
     expect(planners.filter((p) => p.approach === 'shared-objects')).toHaveLength(9);
   });
 
@@ -48,17 +50,20 @@ describe.concurrent('memplan list planners', () => {
 });
 
 describe('memplan list backends', () => {
-  it('--json probes each backend here: cpu is available, webgpu has a device or a reason', async ({ expect }) => {
+  it('--json probes each backend here: cpu and cpu-parallel are available, webgpu has a device or a reason', async ({ expect }) => {
     const run = await memplan('list', 'backends', '--json');
     expect(run.status).toBe(0);
     const backends = JSON.parse(run.stdout) as { kind: string; title: string; available: boolean | null; device?: Record<string, unknown>; reason?: string }[];
-    expect(backends.map((b) => b.kind)).toEqual(['cpu', 'webgpu', 'remote', 'plan-only']);
+    // Every executing backend of the registry, then the two that execute nothing here.
+    expect(backends.map((b) => b.kind)).toEqual([...BACKENDS.map((b) => b.kind), 'remote', 'plan-only']);
+    expect(backends.map((b) => b.kind).slice(0, 3)).toEqual(['cpu', 'cpu-parallel', 'webgpu']);
     for (const b of backends) expect(b.title.length).toBeGreaterThan(10);
-    const cpu = backends[0];
+    const [cpu, cpuParallel, webgpu] = backends;
     expect(cpu.available).toBe(true);
     expect(cpu.device?.backend).toBe('cpu');
     expect(typeof cpu.device?.cores).toBe('number');
-    const webgpu = backends[1];
+    expect(cpuParallel.available).toBe(true);
+    expect(cpuParallel.device?.defaultWorkers).toBeGreaterThanOrEqual(1);
     if (webgpu.available) expect(webgpu.device?.backend).toBe('webgpu');
     else expect(webgpu.reason).toMatch(/\w+.*\./);
   });
@@ -68,7 +73,7 @@ describe('memplan list backends', () => {
     expect(run.status).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^kind +title +available here$/);
-    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual(['cpu', 'webgpu', 'remote', 'plan-only']);
+    expect(lines.slice(2).map((line) => line.split(/\s+/)[0])).toEqual([...BACKENDS.map((b) => b.kind), 'remote', 'plan-only']);
     expect(lines[2]).toMatch(/ yes: /);
   });
 });

@@ -65,6 +65,14 @@ describe('experiment files', () => {
     expect(error({ ...base, records: { order: true } })).toMatch(/\$\.records\.order: must be one of given, memory-aware\./);
   });
 
+  it('take the schedule among the record options, one line for anything but sequential, levels or groups:K', () => {
+    expect(parse({ ...base, records: { schedule: 'groups:2' } }).records).toEqual({ schedule: 'groups:2' });
+    expect(parse({ ...base, records: { schedule: 'levels' } }).records.schedule).toBe('levels');
+    for (const bad of ['groups:0', 'groups:x', 2]) {
+      expect(error({ ...base, records: { schedule: bad } })).toMatch(/experiments\/test\.json: \$\.records\.schedule: must be sequential, levels or groups:K \(K a whole number >= 1\); got .*\./);
+    }
+  });
+
   it('give line and column for bad JSON', () => {
     expect(() => parseExperiment('{\n  "name": "x",\n  "approach" "offsets"\n}', FILE)).toThrow(/experiments\/test\.json:3:14: invalid JSON/);
   });

@@ -2,8 +2,8 @@ import { cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
-import type { KernelCall } from './kernel.ts';
-import { KERNELS, kernelScratchBytes, WEIGHT_PREPARERS } from './kernels/index.ts';
+import { resolveKernelCalls } from './kernel-calls.ts';
+import { kernelScratchBytes } from './kernels/index.ts';
 import { bindMemory } from './memory.ts';
 
 /**
@@ -27,53 +27,16 @@ export const cpuBackend: Backend = {
 
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
     const { graph } = request;
-    const order = executionOrder(graph);
-    for (const node of order) {
-      if (KERNELS[node.op] === undefined) throw new BackendError(`the CPU backend has no kernel for ${node.op} (node ${node.name}).`);
-    }
     const memory = bindMemory(request);
     const { views } = memory;
     const view = (name: string): Float32Array => views.get(name) as Float32Array;
-    const shape = (name: string): readonly number[] => graph.tensors.get(name)?.shape ?? [];
-    const isConstant = (name: string): boolean => graph.tensors.get(name)?.constant === true;
-    // Reads of each constant's raw values still to come; at 0 its view is dropped and the
-    // graph's owner told (request.release): only the kernels' own form stays.
-    const rawReads = new Map<string, number>();
-    for (const node of order) for (const name of node.inputs) if (isConstant(name)) rawReads.set(name, (rawReads.get(name) ?? 0) + 1);
-    let derivedBytes = 0;
-    const calls = order.map((node) => {
-      let call: KernelCall = {
-        node,
-        layout: graph.layout,
-        inputs: node.inputs.map((name) => (name === '' ? undefined : view(name))),
-        inputShapes: node.inputs.map((name) => (name === '' ? [] : shape(name))),
-        output: view(node.outputs[0]),
-        outputShape: shape(node.outputs[0]),
-      };
-      const prepared = WEIGHT_PREPARERS[node.op]?.(call);
-      if (prepared !== undefined && prepared.replaces.every((k) => isConstant(node.inputs[k]))) {
-        derivedBytes += prepared.bytes;
-        call = { ...call, prepared, inputs: call.inputs.map((data, k) => (prepared.replaces.includes(k) ? EMPTY : data)) };
-        for (const k of prepared.replaces) {
-          const name = node.inputs[k];
-          const left = rawReads.get(name)! - 1;
-          rawReads.set(name, left);
-          if (left === 0) {
-            views.delete(name);
-            request.release?.(name);
-          }
-        }
-      }
-      return { kernel: KERNELS[node.op]!, call };
-    });
-    let rawBytes = 0;
-    for (const [name, reads] of rawReads) if (reads > 0) rawBytes += view(name).byteLength;
+    const { calls, weights } = resolveKernelCalls(request, executionOrder(graph), views);
     const { inputs: inputNames, outputs: outputNames } = graph;
     const handed = new Map(outputNames.map((name) => [name, new Float32Array(view(name).length)]));
     let handedBytes = 0;
     for (const values of handed.values()) handedBytes += values.byteLength;
     return {
-      memory: () => ({ intermediates: memory.intermediates, io: memory.io + handedBytes, weights: derivedBytes + rawBytes, scratch: kernelScratchBytes() }),
+      memory: () => ({ intermediates: memory.intermediates, io: memory.io + handedBytes, weights, scratch: kernelScratchBytes() }),
       async infer(inputs) {
         for (const name of inputNames) {
           const given = inputs.get(name);
@@ -91,6 +54,3 @@ export const cpuBackend: Backend = {
     };
   },
 };
-
-/** What a replaced raw input reads as: nothing (the kernel computes from its prepared form). */
-const EMPTY = new Float32Array(0);

@@ -21,7 +21,11 @@ export interface KernelCall {
   readonly prepared?: PreparedWeights;
 }
 
-/** A kernel's weights in its own form: the one copy the prepared network holds. */
+/**
+ * A kernel's weights in its own form: the one copy the prepared network holds. Plain data
+ * (objects, arrays, numbers, typed arrays; no class instances), so that a prepared form can
+ * be moved into shared memory and cross to worker threads (cpu-parallel).
+ */
 export interface PreparedWeights {
   /** Inputs (indices) whose raw values the kernel no longer reads. */
   readonly replaces: readonly number[];

@@ -17,7 +17,12 @@ export interface TensorMemory {
   readonly io: number;
 }
 
-export function bindMemory(request: PrepareRequest): TensorMemory {
+/**
+ * `allocate` makes every buffer of the arena, the objects and the graph's inputs and
+ * outputs: plain ArrayBuffers, or SharedArrayBuffers that worker threads read and write
+ * (cpu-parallel).
+ */
+export function bindMemory(request: PrepareRequest, allocate: (bytes: number) => ArrayBufferLike = (bytes) => new ArrayBuffer(bytes)): TensorMemory {
   const { graph, problem, plan } = request;
   const views = new Map<string, Float32Array>();
   const elements = (name: string): number => elementCount(tensorOf(graph, name).shape);
@@ -25,13 +30,13 @@ export function bindMemory(request: PrepareRequest): TensorMemory {
   let io = 0;
 
   if (plan.objects !== undefined) {
-    const buffers = plan.objects.sizes.map((size) => new ArrayBuffer(size));
+    const buffers = plan.objects.sizes.map((size) => allocate(size));
     for (const buffer of buffers) intermediates += buffer.byteLength;
     problem.records.forEach((record, i) => {
       views.set(record.id, new Float32Array(buffers[plan.objects!.ids[i]], 0, elements(record.id)));
     });
   } else {
-    const arena = new ArrayBuffer(plan.footprint);
+    const arena = allocate(plan.footprint);
     intermediates = arena.byteLength;
     problem.records.forEach((record, i) => {
       const offset = plan.offsets[i];
@@ -51,7 +56,7 @@ export function bindMemory(request: PrepareRequest): TensorMemory {
       if (tensor.data === undefined) throw new Error(`constant ${name} has no values; give the graph weights (withSeededWeights).`);
       views.set(name, toFloat32(tensor.data, name));
     } else {
-      const buffer = new Float32Array(elementCount(tensor.shape));
+      const buffer = new Float32Array(allocate(elementCount(tensor.shape) * 4));
       io += buffer.byteLength;
       views.set(name, buffer);
     }

@@ -2,6 +2,7 @@ import type { Plan } from '../../core/plans.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import type { Graph, Tensor } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
+import type { Steps } from '../../graph/schedule.ts';
 import type { Problem } from '../../core/problem.ts';
 import { fixedPlanner } from '../../planners/fixed-planner.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
@@ -34,6 +35,8 @@ export interface MeasureJob {
   readonly repetitions: number;
   /** Seed of the inputs. */
   readonly seed: number;
+  /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
+  readonly workers?: number;
 }
 
 /** What the measured process reports. */
@@ -51,18 +54,25 @@ export interface MeasureResult {
   readonly peakRss: number;
   readonly rssMethod: string;
   readonly device: DeviceInfo;
+  /** A backend that runs a step's operators at once: its pool and every timed inference's step timings. */
+  readonly parallel?: MeasuredParallel;
+}
+
+/** The step timings of a parallel backend (see ParallelRun), one entry per timed inference. */
+export interface MeasuredParallel {
+  readonly workers: number;
+  readonly stepSizes: readonly number[];
+  readonly poolRss: number;
+  /** Wall milliseconds of each step, per timed inference. */
+  readonly stepMs: readonly (readonly number[])[];
+  /** Milliseconds each worker spent inside kernels, per timed inference. */
+  readonly busyMs: readonly (readonly number[])[];
 }
 
 export type ToMeasureProcess =
   | { readonly type: 'job'; readonly job: MeasureJob }
   | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array }
   | { readonly type: 'go' };
-
-export type FromMeasureProcess =
-  | { readonly type: 'ready' }
-  | { readonly type: 'done'; readonly result: MeasureResult }
-  /** `backend`: the backend refused the network (a BackendError): the user's problem, not a crash. */
-  | { readonly type: 'failed'; readonly message: string; readonly backend: boolean };
 
 /** Bytes of released weights after which they are collected. */
 const COLLECT_EVERY = 4 * 2 ** 20;
@@ -72,15 +82,15 @@ const COLLECT_EVERY = 4 * 2 ** 20;
  * weights (seeded here, or the values that followed the job), the planned graph and its
  * records under the job's record options, and the job's plan verified against them.
  */
-export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>): { source: Graph; graph: Graph; problem: Problem; plan: VerifiedResult } {
+export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>): { source: Graph; graph: Graph; problem: Problem; steps: Steps; plan: VerifiedResult } {
   const source =
     job.seededWeights !== undefined
       ? weightedGraph(job.graph, 'seeded', job.seededWeights)
       : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
-  const { graph, problem } = plannedProblem(source, { ...job.records, elementSize: 4 });
+  const { graph, problem, steps } = plannedProblem(source, { ...job.records, elementSize: 4 });
   const plan = planAndVerify(fixedPlanner(job.planner, job.plan), problem, { alignment: job.alignment });
   if (!plan.valid) throw new Error(`the plan of ${job.planner} fails the verifier in the measured process: ${plan.violations[0]?.message}`);
-  return { source, graph, problem, plan };
+  return { source, graph, problem, steps, plan };
 }
 
 /**
@@ -90,7 +100,7 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
  * repacked weights never pile up.
  */
 async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Array>, backend: Backend, collect: () => void): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array> }> {
-  const { source, graph, problem, plan } = jobNetwork(job, constants);
+  const { source, graph, problem, steps, plan } = jobNetwork(job, constants);
   constants.clear();
   const holders = [source.tensors, graph.tensors] as Map<string, Tensor>[];
   let uncollected = 0;
@@ -106,7 +116,7 @@ async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Arr
       uncollected = 0;
     }
   };
-  return { prepared: await backend.prepare({ graph, problem, plan, release }), inputs: seededInputs(graph, job.seed) };
+  return { prepared: await backend.prepare({ graph, problem, plan, release, steps, ...(job.workers === undefined ? {} : { workers: job.workers }) }), inputs: seededInputs(graph, job.seed) };
 }
 
 /**
@@ -134,11 +144,18 @@ export async function measure(job: MeasureJob, constants: Map<string, Float32Arr
   }
   const samples: number[] = [];
   const deviceSamples: number[] = [];
+  const stepMs: (readonly number[])[] = [];
+  const busyMs: (readonly number[])[] = [];
   for (let k = 0; k < job.repetitions; k++) {
     const started = performance.now();
     outputs = await prepared.infer(inputs);
     samples.push(performance.now() - started);
     if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
+    const run = prepared.parallel?.lastRun();
+    if (run !== undefined) {
+      stepMs.push(run.stepMs);
+      busyMs.push(run.busyMs);
+    }
     await between();
   }
   if (job.warmup + job.repetitions === 0) outputs = await prepared.infer(inputs);
@@ -146,8 +163,10 @@ export async function measure(job: MeasureJob, constants: Map<string, Float32Arr
   let inputBytes = 0;
   for (const values of inputs.values()) inputBytes += values.byteLength;
   const held = prepared.memory();
+  const pool = prepared.parallel;
+  const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
   const memory = { ...held, io: held.io + inputBytes };
   const rss = readRss();
   prepared.dispose();
-  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device() };
+  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}) };
 }

@@ -32,6 +32,7 @@ async function run(job: Job): Promise<unknown> {
     records: job.records,
     alignment: job.plan.alignment,
     verifyByExecution: job.run.verifyByExecution,
+    ...(job.run.workers === undefined ? {} : { workers: job.run.workers }),
   });
 }
 

@@ -86,7 +86,14 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
       graph,
       records,
       plan,
-      run: { backend: kind, repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true },
+      run: {
+        backend: kind,
+        repetitions: options.repetitions,
+        warmup: options.warmup,
+        seed: options.seed,
+        verifyByExecution: options.verifyByExecution ?? true,
+        ...(options.workers === undefined ? {} : { workers: options.workers }),
+      },
     }),
     'utf8',
   );

@@ -5,6 +5,7 @@ import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { isDType } from '../../graph/dtype.ts';
 import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../../graph/ir.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../../graph/lifetimes.ts';
+import { parseSchedule, SCHEDULE_FORMS } from '../../graph/schedule.ts';
 import type { ExecuteReport } from '../execute.ts';
 import type { DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
@@ -112,6 +113,8 @@ export interface WireRunOptions {
   readonly seed: number;
   /** Also run inside the naive plan and compare outputs bit for bit. */
   readonly verifyByExecution: boolean;
+  /** Threads of a pool backend (cpu-parallel); absent: the agent's number of cores. */
+  readonly workers?: number;
 }
 
 export interface JobRequest {
@@ -257,7 +260,7 @@ export function encodeGraph(graph: Graph): WireGraph {
   };
 }
 
-type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'order';
+type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'order' | 'schedule';
 
 /** Every op's fields beside name, op, inputs and outputs (ir.ts OpSpec): nothing else is taken. */
 const OP_FIELDS: Readonly<Record<Node['op'], Readonly<Record<string, FieldKind>>>> = {
@@ -318,6 +321,8 @@ function decodeField(kind: FieldKind, value: unknown, what: string): unknown {
       return value === 'bilinear' || value === 'nearest' ? value : fail('bilinear or nearest');
     case 'order':
       return OPERATOR_ORDERS.includes(value as OperatorOrder) ? value : fail(OPERATOR_ORDERS.join(' or '));
+    case 'schedule':
+      return parseSchedule(value) ?? fail(SCHEDULE_FORMS);
     case 'pair':
       return Array.isArray(value) && value.length === 2 && value.every((v) => isInt(v) && v >= 1) ? [value[0], value[1]] : fail('two whole numbers >= 1');
     case 'ints':
@@ -427,13 +432,14 @@ export function encodeJob(job: { graph: Graph; records: RecordOptions; plan: Wir
   return JSON.stringify(request);
 }
 
-const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive' | 'order'>> = {
+const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive' | 'order' | 'schedule'>> = {
   includeGraphIO: 'boolean',
   elementSize: 'positive',
   roundChannelsTo4: 'boolean',
   fuseActivations: 'boolean',
   dropIdentityOps: 'boolean',
   order: 'order',
+  schedule: 'schedule',
 };
 
 /**
@@ -445,11 +451,15 @@ export function jobRecordOptions(options: RecordOptions = {}): RecordOptions {
   for (const key of Object.keys(RECORD_FIELDS) as (keyof RecordOptions)[]) {
     if (key !== 'elementSize' && options[key] !== undefined) picked[key] = options[key];
   }
+  // The default schedule is left out: an agent from before schedules (same protocol) takes
+  // the job as it always did, and refuses only a job that needs one (an unknown field).
+  if (picked.schedule === 'sequential') delete picked.schedule;
   return picked as RecordOptions;
 }
 
 /** Limits the agent puts on what a job may ask for. */
 export const MAX_REPETITIONS = 1_000_000;
+export const MAX_WORKERS = 1024;
 
 /** Parses and structurally checks a job body (a protocol mismatch is named before anything else). */
 export function decodeJob(text: string): Job {
@@ -471,7 +481,7 @@ export function decodeJob(text: string): Job {
   }
 
   const run = object(root.run, 'run');
-  noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution'], 'run');
+  noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution', 'workers'], 'run');
   if (typeof run.backend !== 'string' || run.backend === '') throw new WireError('run.backend must name a backend.');
   const whole = (value: unknown, what: string, min: number, max: number): number => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw new WireError(`${what} must be a whole number from ${min} to ${max}, got ${short(value)}.`);
@@ -483,6 +493,7 @@ export function decodeJob(text: string): Job {
     warmup: whole(run.warmup, 'run.warmup', 0, MAX_REPETITIONS),
     seed: whole(run.seed, 'run.seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
     verifyByExecution: decodeField('boolean', run.verifyByExecution, 'run.verifyByExecution') as boolean,
+    ...(run.workers === undefined ? {} : { workers: whole(run.workers, 'run.workers', 1, MAX_WORKERS) }),
   };
 
   return { graph: decodeGraph(root.graph), records: records as RecordOptions, plan: decodePlan(root.plan), run: runOptions };

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { BACKENDS } from '../../backends/registry.ts';
 import { ZOO } from '../../models/zoo.ts';
-import { PLANNERS } from '../../planners/registry.ts';
+import { BUDGETED_PLANNERS, PLANNERS } from '../../planners/registry.ts';
 import { alignedTable } from '../format.ts';
 
 interface ListArgs {
@@ -26,7 +26,7 @@ export function registerList(cli: Argv): Argv {
         listModels(args.json);
         return;
       }
-      const planners = PLANNERS.map(({ id, approach, title, citation, complexity }) => ({ id, approach, title, citation, complexity }));
+      const planners = [...PLANNERS, ...BUDGETED_PLANNERS].map(({ id, approach, title, citation, complexity }) => ({ id, approach, title, citation, complexity }));
       if (args.json) {
         process.stdout.write(`${JSON.stringify(planners, null, 2)}\n`);
         return;
@@ -65,7 +65,7 @@ async function listBackends(json: boolean): Promise<void> {
   );
   const backends = [
     ...probed,
-    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu or webgpu there (exec --backend remote --url --token)', available: null },
+    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu, cpu-parallel or webgpu there (exec --backend remote --url --token)', available: null },
     { kind: 'plan-only', title: 'experiments only: plan and verify, no execution (the default)', available: true },
   ];
   if (json) {

@@ -1,12 +1,16 @@
 import type { Argv } from 'yargs';
 import { lowerBounds } from '../../core/bounds.ts';
 import { APPROACHES, type Approach } from '../../core/plans.ts';
-import { naiveFootprint } from '../../core/problem.ts';
-import { loadProblem, SOURCE_KINDS } from '../../io/source.ts';
+import { naiveFootprint, type Problem } from '../../core/problem.ts';
+import { loadProblem, loadSource, SOURCE_KINDS } from '../../io/source.ts';
+import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
+import { smallestBudgetFor } from '../../planners/budgeted/smallest-budget.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
-import { findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
+import { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
+import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
+import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
@@ -18,6 +22,8 @@ interface PlanArgs extends SourceArgs {
   timeLimit: number;
   seed: number;
   json: boolean;
+  budget?: string;
+  findMinBudget: boolean;
 }
 
 export function registerPlan(cli: Argv): Argv {
@@ -32,13 +38,27 @@ export function registerPlan(cli: Argv): Argv {
         .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
         .option('time-limit', { type: 'number', default: 10, describe: 'seconds each search planner (exact, search) may run' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of the search planners' })
+        .option('budget', { type: 'string', describe: 'plan weights, activations and scratch in this many bytes (35MiB, 4MB, 1048576); default planners: budgeted/*' })
+        .option('find-min-budget', { type: 'boolean', default: false, describe: "find the planner's smallest budget by bisection (one planner; default budgeted/flexnn)" })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
     async (args) => {
-      const planners = choosePlanners(args.planner, args.approach);
+      let budget = parseBudget(args.budget);
+      const budgeted = budget !== undefined || args.findMinBudget;
+      if (budgeted) checkBudgetedRecordArgs(args);
+      const planners = choosePlanners(args.planner, args.approach, budgeted ? (args.findMinBudget ? [findPlanner('budgeted/flexnn')] : BUDGETED_PLANNERS) : undefined);
       if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
       if (typeof args.timeLimit !== 'number' || !(args.timeLimit >= 0)) throw new UsageError(`--time-limit must be a number of seconds >= 0, got ${args.timeLimit}.`);
       if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
-      const problem = await loadProblem(args.source, sourceOptions(args));
+      if (args.findMinBudget && planners.length !== 1) throw new UsageError(`--find-min-budget searches one planner's smallest budget; give one --planner, not ${planners.length}.`);
+      // A budget changes the records of a network (its weights are sliced for the budget).
+      const problemAt = budgeted ? budgetedProblemOf(await loadSource(args.source, sourceOptions(args)), sourceOptions(args)) : undefined;
+      let minBudget: number | undefined;
+      if (problemAt !== undefined && args.findMinBudget) {
+        minBudget = smallestBudgetFor(planners[0], problemAt, args.align);
+        if (minBudget === undefined) throw new UsageError(`${args.source}: ${planners[0].id} fits no budget below 2^52 bytes.`);
+        budget ??= minBudget;
+      }
+      const problem = problemAt !== undefined ? problemAt(budget) : await loadProblem(args.source, sourceOptions(args));
       const explicit = args.planner !== undefined && args.planner.length > 0;
       const skipped: { planner: string; reason: string }[] = [];
       const runnable = planners.filter((planner) => {
@@ -51,11 +71,16 @@ export function registerPlan(cli: Argv): Argv {
         return false;
       });
       const bounds = lowerBounds(problem);
-      const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed };
+      const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed, ...(budget !== undefined ? { budget } : {}) };
       const results = runnable.map((planner) => {
         // A search may take its whole time limit: say so rather than sit silent.
         if (planner.searches && !args.json && process.stderr.isTTY) process.stderr.write(`memplan: ${planner.id} searching for up to ${args.timeLimit} s...\n`);
-        return planAndVerify(planner, problem, options);
+        try {
+          return planAndVerify(planner, problem, options);
+        } catch (error) {
+          if (error instanceof InfeasibleBudgetError && problemAt !== undefined) throw infeasible(args.source, planner, error, problemAt, args.align);
+          throw error;
+        }
       });
       const report = {
         source: args.source,
@@ -63,13 +88,15 @@ export function registerPlan(cli: Argv): Argv {
         operators: problem.operatorCount,
         naive: naiveFootprint(problem),
         lowerBounds: { offsets: bounds.offsets, sharedObjects: bounds.sharedObjects },
+        ...(budget !== undefined ? { budget } : {}),
+        ...(minBudget !== undefined ? { minBudget } : {}),
         results: results.map(jsonResult),
         ...(skipped.length > 0 ? { skipped } : {}),
       };
       if (args.json) {
         process.stdout.write(`${JSON.stringify(report)}\n`);
       } else {
-        process.stdout.write(`${humanReport(report, results, args.align)}\n`);
+        process.stdout.write(`${humanReport(report, results, args.align, isParallelSchedule(parseSchedule(args.schedule)) ? 'steps' : 'operators')}\n`);
       }
       const invalid = results.filter((r) => !r.valid);
       if (invalid.length > 0) {
@@ -80,8 +107,22 @@ export function registerPlan(cli: Argv): Argv {
   );
 }
 
-function choosePlanners(ids: string[] | undefined, approach: Approach | undefined): Planner[] {
-  if (ids === undefined || ids.length === 0) return approach ? plannersOf(approach) : [...PLANNERS];
+/**
+ * The budget a planner cannot meet, as one sentence: the layer it names and the smallest
+ * budget that works for the source (found again at the source's level: a network's
+ * records change with the budget, which decides its weight slicing).
+ */
+function infeasible(source: string, planner: Planner, error: InfeasibleBudgetError, problemAt: (budget: number) => Problem, alignment: number): InfeasibleBudgetError {
+  const bytes = (n: number): string => `${mib(n)} MiB (${n} bytes)`;
+  const smallest = smallestBudgetFor(planner, problemAt, alignment);
+  const what = error.records.slice(0, 3).join(', ') + (error.records.length > 3 ? ` and ${error.records.length - 3} more` : '');
+  const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${bytes(smallest)} (--find-min-budget)`;
+  return new InfeasibleBudgetError(`${source}: ${planner.id} cannot fit operator ${error.step} (${what}) in a budget of ${bytes(error.budget)}; ${tail}.`, error.step, error.records, error.budget, smallest);
+}
+
+/** The planners asked for; by default those of the approach, else `fallback` (the budgeted ones under a budget), else all. */
+function choosePlanners(ids: string[] | undefined, approach: Approach | undefined, fallback: readonly Planner[] | undefined): Planner[] {
+  if (ids === undefined || ids.length === 0) return approach ? plannersOf(approach) : [...(fallback ?? PLANNERS)];
   const chosen = ids.flatMap((id) => id.split(',')).map((id) => findPlanner(id.trim()));
   const mismatch = approach && chosen.find((p) => p.approach !== approach);
   if (mismatch) throw new UsageError(`planner ${mismatch.id} is not of approach ${approach}.`);
@@ -101,20 +142,24 @@ function jsonResult(r: VerifiedResult): object {
     ...(r.bound !== undefined ? { bound: r.bound } : {}),
     offsets: r.offsets,
     ...(r.objects ? { objects: { ids: r.objects.ids, sizes: r.objects.sizes } } : {}),
+    ...(r.loadSteps ? { loadSteps: r.loadSteps } : {}),
   };
 }
 
 function humanReport(
-  report: { source: string; tensors: number; operators: number; naive: number; lowerBounds: { offsets: number; sharedObjects: number } },
+  report: { source: string; tensors: number; operators: number; naive: number; lowerBounds: { offsets: number; sharedObjects: number }; budget?: number; minBudget?: number },
   results: readonly VerifiedResult[],
   align: number,
+  /** What the records' time axis counts: operators, or the steps of a parallel schedule. */
+  axis: 'operators' | 'steps',
 ): string {
   const head = [
     `source      ${report.source}`,
-    `tensors     ${report.tensors} over ${report.operators} operators${align > 1 ? `, alignment ${align} B` : ''}`,
+    `tensors     ${report.tensors} over ${report.operators} ${axis}${align > 1 ? `, alignment ${align} B` : ''}`,
     `naive       ${report.naive} B (${mib(report.naive)} MiB)`,
     `lower bound ${report.lowerBounds.offsets} B (${mib(report.lowerBounds.offsets)} MiB) offsets: max operator breadth`,
     `            ${report.lowerBounds.sharedObjects} B (${mib(report.lowerBounds.sharedObjects)} MiB) shared objects: sum of positional maxima`,
+    ...(report.budget !== undefined ? [`budget      ${report.budget} B (${mib(report.budget)} MiB)${report.minBudget !== undefined ? ': the smallest that works (bisection)' : ''}`] : []),
   ];
   const rows = results.map((r) => [
     r.planner,

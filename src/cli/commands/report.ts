@@ -29,7 +29,10 @@ export function registerReport(cli: Argv): Argv {
       }
       if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>) or --picture <source> <planner>.');
       const { reportRun } = await import('../../report/run-report.ts');
-      const { markdown, files } = await reportRun(args.target);
+      const { reportStudy, studyOfRun } = await import('../../report/study-reports.ts');
+      await import('../../report/studies/index.ts');
+      const study = await studyOfRun(args.target);
+      const { markdown, files } = study ? await reportStudy(args.target, study.kind, study.info) : await reportRun(args.target);
       process.stdout.write(markdown);
       for (const file of files) process.stderr.write(`memplan: wrote ${file}\n`);
     },

@@ -1,11 +1,15 @@
 import type { Argv } from 'yargs';
 import { loadExperiment } from '../../experiments/config.ts';
 import { runExperiment } from '../../experiments/runner.ts';
+import { readStudyFile, runStudy } from '../../experiments/study.ts';
+import '../../experiments/studies/index.ts';
+import { UsageError } from '../errors.ts';
 
 interface RunArgs {
   experiment: string;
   out: string;
   resume: boolean;
+  quick: boolean;
 }
 
 export function registerRun(cli: Argv): Argv {
@@ -16,8 +20,17 @@ export function registerRun(cli: Argv): Argv {
       y
         .positional('experiment', { type: 'string', demandOption: true, describe: 'experiments/<name>.json' })
         .option('out', { type: 'string', default: 'results', describe: 'results root; the run goes to <out>/<experiment>/<run-id>/' })
-        .option('resume', { type: 'boolean', default: false, describe: 'continue the latest run of this experiment, skipping finished cells' }) as unknown as Argv<RunArgs>,
+        .option('resume', { type: 'boolean', default: false, describe: 'continue the latest run of this experiment, skipping finished cells' })
+        .option('quick', { type: 'boolean', default: false, describe: 'studies: the smaller variant, for a look in seconds' }) as unknown as Argv<RunArgs>,
     async (args) => {
+      // A study (a "study" field) runs its own cells; every other file is a planning experiment.
+      const study = await readStudyFile(args.experiment);
+      if (study !== undefined) {
+        if (args.resume) throw new UsageError(`--resume continues planning experiments; ${args.experiment} is a ${study.study.kind} study, run it again.`);
+        const outcome = await runStudy(study.study, study.data, args.experiment, args.out, { quick: args.quick });
+        process.stdout.write(`${outcome.dir}\n`);
+        return;
+      }
       const experiment = await loadExperiment(args.experiment);
       const outcome = await runExperiment(experiment, { root: args.out, resume: args.resume });
       for (const note of outcome.skipped) process.stderr.write(`memplan: skipped ${note}\n`);

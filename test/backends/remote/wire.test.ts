@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraph, checkJob } from '../../../src/backends/remote/check-job.ts';
-import { decodeGraph, decodeJob, decodeTypedArray, encodeGraph, encodeTypedArray, jobRecordOptions, PROTOCOL_VERSION, WireError } from '../../../src/backends/remote/wire.ts';
+import { decodeGraph, decodeJob, decodeTypedArray, encodeGraph, encodeJob, encodeTypedArray, jobRecordOptions, PROTOCOL_VERSION, WireError, wirePlan } from '../../../src/backends/remote/wire.ts';
 import { weightedGraph } from '../../../src/backends/execute.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
-import { graphToProblem, plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { graphToProblem, plannedGraphOptions, plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
+import { findPlanner } from '../../../src/planners/registry.ts';
 import { interleavedBranches } from '../../fixtures/graphs.ts';
 import { jobRequest, tinyGraph } from './helpers.ts';
 
@@ -78,6 +80,17 @@ describe('the wire format', () => {
     expect(() => decodeText({ ...request, records: { order: 'random' } })).toThrow('records.order must be given or memory-aware, got "random".');
   });
 
+  it('carries a schedule (leaving out the default, so that an agent from before schedules still takes sequential jobs) and the workers of a pool', () => {
+    const request = jobRequest(tinyGraph());
+    expect(decodeText({ ...request, records: { schedule: 'groups:2' } }).records).toEqual({ schedule: 'groups:2' });
+    expect(() => decodeText({ ...request, records: { schedule: 'groups:0' } })).toThrow('records.schedule must be sequential, levels or groups:K (K a whole number >= 1), got "groups:0".');
+    expect(jobRecordOptions({ schedule: 'sequential', order: 'given' })).toEqual({ order: 'given' });
+    expect(jobRecordOptions({ schedule: 'levels' })).toEqual({ schedule: 'levels' });
+    expect(decodeText({ ...request, run: { ...request.run, workers: 3 } }).run.workers).toBe(3);
+    expect(decodeText(request).run.workers).toBeUndefined();
+    expect(() => decodeText({ ...request, run: { ...request.run, workers: 0 } })).toThrow(/^run.workers must be a whole number from 1/);
+  });
+
   it('names the protocol mismatch before anything else', () => {
     expect(() => decodeJob(JSON.stringify({ protocol: 2 }))).toThrow(`the job is protocol 2 but this side speaks protocol ${PROTOCOL_VERSION}; run the same memplan version on both sides.`);
     expect(() => decodeJob('{}')).toThrow(/gives no protocol version/);
@@ -119,6 +132,18 @@ describe('the checks before a job runs', () => {
     expect(checked.problem).toEqual(planned.problem);
     // What runs gives the records the plan was verified against.
     expect(graphToProblem(checked.job.graph, { ...checked.job.records, elementSize: 4 })).toEqual(checked.problem);
+  });
+
+  it('re-derives the steps of a scheduled job from the planned graph it is sent: same records, same plan', () => {
+    // As executeRemote sends it: the planned graph, laid out step by step, and its record options.
+    const records = { schedule: 'levels' as const, order: 'memory-aware' as const };
+    const planned = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
+    const plan = wirePlan(planAndVerify(findPlanner('offsets/greedy-by-size'), planned.problem, { alignment: 64 }), planned.problem, 64);
+    const run = { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true };
+    const checked = checkJob(decodeJob(encodeJob({ graph: planned.graph, records: plannedGraphOptions(records), plan, run })), CPU, 2 ** 32);
+    expect(checked.job.records).toEqual({ schedule: 'levels' });
+    expect(checked.problem).toEqual(planned.problem);
+    expect(checked.problem.operatorCount).toBeLessThan(interleavedBranches().nodes.length);
   });
 
   it('refuses a graph whose shapes do not check', () => {

@@ -51,8 +51,8 @@ export const conv: Kernel = (call) => {
     }
   } else if (depthwise) {
     const engine = g.kh === 3 && g.kw === 3 && g.o === g.c ? simdEngine() : undefined;
-    if (engine !== undefined) depthwise3x3Simd(engine, x, g, weights.depthwise!.float32(), biasData, out, lo, hi, 'NCHW');
-    else depthwiseNchw(x, g, weights.depthwise!.float64(), biasData, out, lo, hi);
+    if (engine !== undefined) depthwise3x3Simd(engine, x, g, depthwiseFloat32(weights.depthwise!), biasData, out, lo, hi, 'NCHW');
+    else depthwiseNchw(x, g, depthwiseFloat64(weights.depthwise!), biasData, out, lo, hi);
   } else {
     im2colConvNchw(x, g, weights.packs!, biasData, out, lo, hi);
   }
@@ -68,22 +68,20 @@ function geometry(call: KernelCall, node: ConvNode): ConvGeometry {
 /**
  * Depthwise weights as [kh*kw][O] (TFLite's 1HWO order), in the one precision the path
  * reads: float32 for the SIMD kernel, float64 for the loops. The other is made only if a
- * later call asks for it (the SIMD engine turned off in between).
+ * later call asks for it (the SIMD engine turned off in between). Plain data, as every
+ * prepared form: it crosses to worker threads by structured clone (cpu-parallel).
  */
-class DepthwiseWeights {
-  constructor(
-    private f32: Float32Array | undefined,
-    private f64: Float64Array | undefined,
-  ) {}
-  float32(): Float32Array {
-    return (this.f32 ??= Float32Array.from(this.f64!));
-  }
-  float64(): Float64Array {
-    return (this.f64 ??= Float64Array.from(this.f32!));
-  }
-  get bytes(): number {
-    return (this.f32?.byteLength ?? 0) + (this.f64?.byteLength ?? 0);
-  }
+interface DepthwiseWeights {
+  f32?: Float32Array;
+  f64?: Float64Array;
+}
+
+function depthwiseFloat32(weights: DepthwiseWeights): Float32Array {
+  return (weights.f32 ??= Float32Array.from(weights.f64!));
+}
+
+function depthwiseFloat64(weights: DepthwiseWeights): Float64Array {
+  return (weights.f64 ??= Float64Array.from(weights.f32!));
 }
 
 /** A Conv's weights in the form its path computes with: GEMM panels per group, or depthwise taps. */
@@ -124,7 +122,7 @@ function deriveConvWeights(weights: Float32Array, node: ConvNode, g: ConvGeometr
         values[t * g.o + o] = node.weightLayout === '1HWO' ? weights[t * g.o + o] : weights[o * taps + t];
       }
     }
-    const depthwise = values instanceof Float32Array ? new DepthwiseWeights(values, undefined) : new DepthwiseWeights(undefined, values);
+    const depthwise: DepthwiseWeights = values instanceof Float32Array ? { f32: values } : { f64: values };
     return { replaces: [1], bytes: values.byteLength, depthwise };
   }
   // Weights as one packed GEMM operand per group: B[(ky*kw + kx)*cg + ci, j] = W(g*og + j, ky, kx, ci).
@@ -232,8 +230,11 @@ function stageGroups(engine: SimdEngine, packs: PackedB[], bias: Float32Array, o
   };
 }
 
-/** Rows of im2col for output pixels [p0, p0+rows) of one group: (ky, kx, ci) order, zeros outside. */
-function fillColumnsNhwc(x: Float32Array, g: ConvGeometry, cOffset: number, p0: number, rows: number, col: Float32Array, colOffset: number): void {
+/**
+ * Rows of im2col for output pixels [p0, p0+rows) of one group: (ky, kx, ci) order, zeros
+ * outside. Exported for the budgeted executor, which fills its band buffer the same way.
+ */
+export function fillColumnsNhwc(x: Float32Array, g: ConvGeometry, cOffset: number, p0: number, rows: number, col: Float32Array, colOffset: number): void {
   const { h, w, c, ow, oh, kh, kw, sh, sw, dh, dw, pt, pl, cg } = g;
   const plane = oh * ow;
   let n = Math.floor(p0 / plane);
@@ -350,10 +351,10 @@ function depthwiseNhwc(x: Float32Array, g: ConvGeometry, wts: DepthwiseWeights, 
   const fast = kh === 3 && kw === 3 && o === c;
   const engine = fast ? simdEngine() : undefined;
   if (engine !== undefined) {
-    depthwise3x3Simd(engine, x, g, wts.float32(), bias, out, lo, hi, 'NHWC');
+    depthwise3x3Simd(engine, x, g, depthwiseFloat32(wts), bias, out, lo, hi, 'NHWC');
     return;
   }
-  const taps = wts.float64();
+  const taps = depthwiseFloat64(wts);
   for (let n = 0; n < batch; n++) {
     for (let oy = 0; oy < oh; oy++) {
       if (fast && oy >= oyLo && oy < oyHi && oxHi > oxLo) {

@@ -194,16 +194,23 @@ export class FunctionBuilder {
   }
 }
 
+/** Pages (64 KiB) a shared memory import may have at most: all of wasm32's 4 GiB. */
+const MAX_PAGES = 65536;
+
 /**
  * A module importing its memory as env.memory and exporting each function under its name;
- * every function returns nothing.
+ * every function returns nothing. With `sharedMemory`, the import is a shared memory (one
+ * whose buffer a SharedArrayBuffer is, so that another thread can write into it: the
+ * budgeted executor's loader), of any size up to 4 GiB.
  */
-export function encodeModule(functions: readonly FunctionBuilder[]): Uint8Array {
+export function encodeModule(functions: readonly FunctionBuilder[], options: { readonly sharedMemory?: boolean } = {}): Uint8Array {
   const types = functions.map((f) => [0x60, ...vector(f.params.map((t) => [t])), 0]);
+  // Memory limits: flags 0 (a minimum only) or 3 (shared, with a maximum), minimum 1 page.
+  const limits = options.sharedMemory ? [0x03, 0x01, ...unsignedLeb(MAX_PAGES)] : [0x00, 0x01];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vector(types)),
-    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, 0x00, 0x01]])),
+    ...section(2, vector([[...name('env'), ...name('memory'), 0x02, ...limits]])),
     ...section(3, vector(functions.map((_, k) => unsignedLeb(k)))),
     ...section(7, vector(functions.map((f, k) => [...name(f.exportName), 0x00, ...unsignedLeb(k)]))),
     ...section(10, vector(functions.map((f) => f.body()))),

@@ -282,26 +282,67 @@ export function simdEngine(): SimdEngine | undefined {
   return engine ?? undefined;
 }
 
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it as a value). */
+/** A WebAssembly.Memory (the project's type libraries do not declare the API as a value). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  grow(pages: number): number;
+}
+
+/** The part of the WebAssembly API used here. */
 interface WasmApi {
   validate(bytes: Uint8Array): boolean;
-  Memory: new (descriptor: { initial: number }) => { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
 }
 
-function createEngine(): SimdEngine | null {
+function wasmApi(): WasmApi | undefined {
+  return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+}
+
+/**
+ * A shared memory of exactly `pages` pages (64 KiB each) that never grows, or undefined
+ * where this runtime has no shared WebAssembly memory: the budgeted executor's one buffer.
+ */
+export function sharedMemory(pages: number): WasmMemory | undefined {
   try {
-    const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    const bytes = encodeModule([gemmFunction(), depthwiseFunction()]);
-    if (wasm === undefined || !wasm.validate(bytes)) return null;
-    const memory = new wasm.Memory({ initial: 16 });
-    const instance = new wasm.Instance(new wasm.Module(bytes), { env: { memory } });
+    return wasmApi() ? new (wasmApi() as WasmApi).Memory({ initial: pages, maximum: pages, shared: true }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The same kernels on a memory the caller owns (a `sharedMemory`), with operands where
+ * they already lie: nothing is staged or copied, and the memory never grows. Bytes [0, 64)
+ * are the kernels' temporary area, as in the engine's own memory. Undefined where
+ * WebAssembly SIMD is unavailable or turned off.
+ */
+export function simdEngineOn(memory: WasmMemory): SimdEngine | undefined {
+  if (!enabled) return undefined;
+  return createEngine(memory) ?? undefined;
+}
+
+/** The compiled module for shared memories: compiled once, instantiated per memory. */
+let sharedModule: object | null | undefined;
+
+function createEngine(given?: WasmMemory): SimdEngine | null {
+  try {
+    const wasm = wasmApi();
+    if (wasm === undefined) return null;
+    const compile = (shared: boolean): object | null => {
+      const bytes = encodeModule([gemmFunction(), depthwiseFunction()], { sharedMemory: shared });
+      return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+    };
+    const module = given === undefined ? compile(false) : sharedModule === undefined ? (sharedModule = compile(true)) : sharedModule;
+    if (module === null) return null;
+    const memory = given ?? new wasm.Memory({ initial: 16 });
+    const instance = new wasm.Instance(module, { env: { memory } });
     const gemm = instance.exports.gemm as GemmExport;
     const dw3x3 = instance.exports.dw3x3 as DepthwiseExport;
-    let view = new Float32Array(memory.buffer);
+    let view = new Float32Array(memory.buffer as ArrayBuffer);
     const heap = (): Float32Array => {
-      if (view.buffer !== memory.buffer) view = new Float32Array(memory.buffer);
+      if (view.buffer !== memory.buffer) view = new Float32Array(memory.buffer as ArrayBuffer);
       return view;
     };
     const ensure = (bytes: number): void => {

@@ -1,0 +1,213 @@
+import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
+import { convGeometryOf, depthwiseFrame, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
+import type { ConvGeometry } from '../../graph/window-geometry.ts';
+import { BackendError } from '../backend-error.ts';
+import type { KernelCall } from '../cpu/kernel.ts';
+import { clampRange, finishActivation } from '../cpu/kernels/activation.ts';
+import { fillColumnsNhwc } from '../cpu/kernels/conv.ts';
+import { KERNELS } from '../cpu/kernels/index.ts';
+import type { SimdEngine } from '../cpu/kernels/wasm-simd.ts';
+
+/**
+ * What a layer's kernel sees of the one buffer: the SIMD engine bound to it, the buffer as
+ * floats, and where each of the layer's records lies (float offsets into `heap`).
+ */
+export interface ArenaContext {
+  readonly graph: Graph;
+  readonly engine: SimdEngine;
+  readonly heap: Float32Array;
+  /** Float offset of a record (a tensor name, or `<node>@weights` / `<node>@scratch`). */
+  at(id: string): number;
+}
+
+/**
+ * One layer as a closure over the buffer. Convolutions and FullyConnected run the SIMD
+ * kernels of cpu/kernels/wasm-simd.ts where their operands lie: input, packed weights and
+ * padded bias, band buffer and output are all in the one buffer, so nothing is staged,
+ * copied or allocated. Each computes the very sums the CPU backend computes (the same
+ * kernels over the same values in the same order), so the outputs are bit-identical to
+ * an unbudgeted run. Every other op runs the CPU backend's kernel on views of the buffer.
+ */
+export function layerKernel(node: Node, memory: LayerMemory, context: ArenaContext): () => void {
+  if (node.op === 'Conv') return convKernel(node, memory, context);
+  if (node.op === 'FullyConnected') return denseKernel(node, context);
+  return cpuKernel(node, context);
+}
+
+type ConvNode = Extract<Node, { op: 'Conv' }>;
+
+function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext): () => void {
+  const { engine, heap } = context;
+  const g = convGeometryOf(context.graph, node);
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const weights = context.at(`${node.name}@weights`);
+  const { lo, hi } = floatRange(node);
+  const output = heap.subarray(out, out + g.n * g.oh * g.ow * g.o);
+  const finish = (): void => finishActivation(output, node.activation);
+  switch (memory.path) {
+    case 'pointwise': {
+      // The NHWC input is already the product's A matrix: one row per pixel.
+      const bias = weights + packedFloats(g.c, g.o);
+      return () => {
+        engine.gemm(x, g.c, g.n * g.h * g.w, weights, g.c, g.o, bias, out, g.o, lo, hi);
+        finish();
+      };
+    }
+    case 'im2col': {
+      const columns = context.at(`${node.name}@scratch`);
+      const k = g.kh * g.kw * g.cg;
+      const input = heap.subarray(x, x + g.n * g.h * g.w * g.c);
+      const pixels = g.n * g.oh * g.ow;
+      const band = memory.bandRows * g.ow;
+      const biases = weights + g.groups * packedFloats(k, g.og);
+      return () => {
+        for (let p0 = 0; p0 < pixels; p0 += band) {
+          const rows = Math.min(band, pixels - p0);
+          for (let group = 0; group < g.groups; group++) {
+            fillColumnsNhwc(input, g, group * g.cg, p0, rows, heap, columns);
+            engine.gemm(columns, k, rows, weights + group * packedFloats(k, g.og), k, g.og, biases + group * paddedBiasFloats(g.og), out + p0 * g.o + group * g.og, g.o, lo, hi);
+          }
+        }
+        finish();
+      };
+    }
+    case 'depthwise3x3':
+      return depthwise3x3Kernel(node, g, memory.bandRows, context, x, weights, out, lo, hi, finish);
+    case 'depthwise': {
+      const accumulators = new Float64Array(g.o);
+      return () => {
+        depthwiseLoop(heap, x, g, weights, out, lo, hi, accumulators);
+        finish();
+      };
+    }
+    default:
+      throw new BackendError(`node ${node.name}: the budgeted executor has no path for this convolution.`);
+  }
+}
+
+/**
+ * 3x3 depthwise (multiplier 1) by the SIMD kernel, a band of output rows at a time: the
+ * band's input rows go into the layer's scratch inside a frame of zeros as wide as the
+ * padding (the CPU backend frames the whole image the same way), and one kernel call
+ * writes the band's output rows where they belong.
+ */
+function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, bandRows: number, context: ArenaContext, x: number, weights: number, out: number, lo: number, hi: number, finish: () => void): () => void {
+  const { engine, heap } = context;
+  const frameAt = context.at(`${node.name}@scratch`);
+  const width = depthwiseFrame(g, 1).width;
+  const rowFloats = width * g.c;
+  const imageRow = g.w * g.c;
+  return () => {
+    for (let n = 0; n < g.n; n++) {
+      for (let r0 = 0; r0 < g.oh; r0 += bandRows) {
+        const rows = Math.min(bandRows, g.oh - r0);
+        const frameRows = depthwiseFrame(g, rows).rows;
+        for (let fy = 0; fy < frameRows; fy++) {
+          const iy = r0 * g.sh - g.pt + fy;
+          const at = frameAt + fy * rowFloats;
+          if (iy < 0 || iy >= g.h) {
+            heap.fill(0, at, at + rowFloats);
+            continue;
+          }
+          heap.fill(0, at, at + g.pl * g.c);
+          heap.copyWithin(at + g.pl * g.c, x + (n * g.h + iy) * imageRow, x + (n * g.h + iy + 1) * imageRow);
+          heap.fill(0, at + g.pl * g.c + imageRow, at + rowFloats);
+        }
+        const target = out + (n * g.oh + r0) * g.ow * g.c;
+        engine.depthwise3x3(frameAt, target, rows, g.ow, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, weights, weights + 9 * g.c, lo, hi);
+      }
+    }
+    finish();
+  };
+}
+
+/**
+ * Any other depthwise convolution, pixel by pixel over the input where it lies, with the
+ * taps [kh*kw][channels] and bias read from the buffer: the CPU backend's per-pixel loop
+ * (accumulating in float64, taps outside the input skipped), so the sums are the same.
+ */
+function depthwiseLoop(heap: Float32Array, x: number, g: ConvGeometry, weights: number, out: number, lo: number, hi: number, acc: Float64Array): void {
+  const { n: batch, h, w, c, oh, ow, o, kh, kw, sh, sw, dh, dw, pt, pl } = g;
+  const mult = o / c;
+  const bias = weights + kh * kw * o;
+  for (let n = 0; n < batch; n++) {
+    for (let oy = 0; oy < oh; oy++) {
+      for (let ox = 0; ox < ow; ox++) {
+        for (let j = 0; j < o; j++) acc[j] = heap[bias + j];
+        const iy0 = oy * sh - pt;
+        const ix0 = ox * sw - pl;
+        const kyLo = iy0 >= 0 ? 0 : Math.ceil(-iy0 / dh);
+        const kyHi = Math.min(kh, Math.floor((h - 1 - iy0) / dh) + 1);
+        const kxLo = ix0 >= 0 ? 0 : Math.ceil(-ix0 / dw);
+        const kxHi = Math.min(kw, Math.floor((w - 1 - ix0) / dw) + 1);
+        for (let ky = kyLo; ky < kyHi; ky++) {
+          const rowBase = (n * h + iy0 + ky * dh) * w;
+          for (let kx = kxLo; kx < kxHi; kx++) {
+            const xi = x + (rowBase + ix0 + kx * dw) * c;
+            const wi = weights + (ky * kw + kx) * o;
+            for (let ch = 0, j = 0; ch < c; ch++) {
+              const v = heap[xi + ch];
+              for (let m = 0; m < mult; m++, j++) acc[j] += v * heap[wi + j];
+            }
+          }
+        }
+        const at = out + ((n * oh + oy) * ow + ox) * o;
+        for (let j = 0; j < o; j++) {
+          const v = acc[j];
+          heap[at + j] = v < lo ? lo : v > hi ? hi : v;
+        }
+      }
+    }
+  }
+}
+
+type DenseNode = Extract<Node, { op: 'FullyConnected' }>;
+
+function denseKernel(node: DenseNode, context: ArenaContext): () => void {
+  const { engine, heap, graph } = context;
+  const [outFeatures, depth] = graph.tensors.get(node.inputs[1])?.shape ?? [0, 0];
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const weights = context.at(`${node.name}@weights`);
+  const rows = elementCount(graph.tensors.get(node.inputs[0])?.shape ?? []) / depth;
+  const { lo, hi } = floatRange(node);
+  const output = heap.subarray(out, out + rows * outFeatures);
+  return () => {
+    engine.gemm(x, depth, rows, weights, depth, outFeatures, weights + packedFloats(depth, outFeatures), out, outFeatures, lo, hi);
+    finishActivation(output, node.activation);
+  };
+}
+
+/** Any other op: the CPU backend's kernel on views of the buffer (its constants read from the layer's weight record). */
+function cpuKernel(node: Node, context: ArenaContext): () => void {
+  const { graph, heap } = context;
+  const shape = (name: string): readonly number[] => graph.tensors.get(name)?.shape ?? [];
+  const view = (at: number, name: string): Float32Array => heap.subarray(at, at + elementCount(shape(name)));
+  let constantAt = 0;
+  const inputs = node.inputs.map((name) => {
+    if (name === '') return undefined;
+    if (graph.tensors.get(name)?.constant) {
+      const at = context.at(`${node.name}@weights`) + constantAt;
+      constantAt += elementCount(shape(name));
+      return view(at, name);
+    }
+    return view(context.at(name), name);
+  });
+  const call: KernelCall = {
+    node,
+    layout: graph.layout,
+    inputs,
+    inputShapes: node.inputs.map((name) => (name === '' ? [] : shape(name))),
+    output: view(context.at(node.outputs[0]), node.outputs[0]),
+    outputShape: shape(node.outputs[0]),
+  };
+  const kernel = KERNELS[node.op];
+  return () => kernel(call);
+}
+
+/** The fused activation's clamp as float32 values (what the kernels store against). */
+function floatRange(node: ConvNode | DenseNode): { lo: number; hi: number } {
+  const range = clampRange(node.activation);
+  return { lo: Math.fround(range.lo), hi: Math.fround(range.hi) };
+}

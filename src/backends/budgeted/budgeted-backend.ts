@@ -1,0 +1,136 @@
+import { cpus, totalmem } from 'node:os';
+import { executionOrder } from '../../graph/execution-order.ts';
+import { elementCount } from '../../graph/ir.ts';
+import { layerMemory } from '../../graph/layer-memory.ts';
+import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest, StreamingStats } from '../backend.ts';
+import { BackendError } from '../backend-error.ts';
+import { kernelScratchBytes } from '../cpu/kernels/index.ts';
+import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
+import { layerKernel, type ArenaContext } from './arena-kernels.ts';
+import { loadSchedule } from './load-schedule.ts';
+import { loaderThread } from './loader-thread.ts';
+import { warmUp } from './warm-up.ts';
+import { weightsFileLayout } from './weights-file.ts';
+
+/** Bytes before the plan's byte 0: the SIMD kernels' temporary area (wasm-simd.ts). */
+const RESERVED = 64;
+const PAGE = 65536;
+
+/**
+ * The streaming executor (FlexNN's online stage): the network runs inside ONE buffer of
+ * exactly the budget, allocated once (a shared WebAssembly memory: the budget plus the
+ * SIMD kernels' 64-byte temporary area, rounded up to the 64 KiB page), which holds every
+ * activation, weight slice and scratch buffer where the verified plan puts them. Weights
+ * come from the weights file (budgeted/weights-file.ts), read by a loader thread straight
+ * into the buffer (pread) while the compute thread runs the layers, both following the
+ * plan's dependencies (load-schedule.ts). Kernels read everything where it lies
+ * (arena-kernels.ts). It runs NHWC networks (the zoo, TFLite files) on WebAssembly SIMD.
+ */
+export const budgetedBackend: Backend = {
+  kind: 'budgeted',
+  title: 'CPU under a memory budget: one buffer, weights streamed from a file by a loader thread (FlexNN)',
+
+  async device(): Promise<DeviceInfo> {
+    return { backend: 'budgeted', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 2, loader: 'worker thread, pread into a shared WebAssembly memory', memoryBytes: totalmem(), runtime: `node ${process.version}` };
+  },
+
+  async requiredAlignment(): Promise<number> {
+    return 16;
+  },
+
+  /** Starts the loader thread and warms the executor up (warm-up.ts): the runtime's start-up. */
+  async open(): Promise<void> {
+    loaderThread();
+    await warmUp(budgetedBackend);
+  },
+
+  async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
+    const { graph, problem, plan, streaming } = request;
+    if (streaming === undefined) throw new BackendError('the budgeted backend runs budgeted plans with a weights file: use memplan exec --budget (or --backend budgeted).');
+    if (graph.layout !== 'NHWC') throw new BackendError(`the budgeted executor runs NHWC networks (the zoo, .tflite files); ${graph.name} is ${graph.layout}.`);
+    if (plan.objects !== undefined) throw new BackendError('the budgeted executor runs offsets plans: one buffer.');
+    if (plan.footprint > streaming.bufferBytes) throw new BackendError(`the plan needs ${plan.footprint} bytes, more than the buffer of ${streaming.bufferBytes}.`);
+    const memory = sharedMemory(Math.ceil((RESERVED + streaming.bufferBytes) / PAGE));
+    const engine = memory === undefined ? undefined : simdEngineOn(memory);
+    if (memory === undefined || engine === undefined) throw new BackendError('the budgeted executor computes with WebAssembly SIMD on shared memory, which this runtime lacks.');
+    const heap = engine.heap();
+    const index = new Map(problem.records.map((r, i) => [r.id, i]));
+    const context: ArenaContext = {
+      graph,
+      engine,
+      heap,
+      at(id) {
+        const i = index.get(id);
+        if (i === undefined) throw new BackendError(`${id} has no record in the budgeted plan.`);
+        return (RESERVED + plan.offsets[i]) / 4;
+      },
+    };
+    const order = executionOrder(graph);
+    const steps = order.map((node) => {
+      // The records were sized by the same function: what a kernel uses is what was planned.
+      const layer = layerMemory(graph, node);
+      for (const [suffix, bytes] of [['@weights', layer.weightBytes], ['@scratch', layer.scratchBytes]] as const) {
+        const i = index.get(`${node.name}${suffix}`);
+        if (bytes > 0 && (i === undefined || problem.records[i].size !== bytes)) throw new BackendError(`node ${node.name} needs ${bytes} bytes of ${suffix.slice(1)}, which the plan's records do not hold.`);
+      }
+      return layerKernel(node, layer, context);
+    });
+    const schedule = loadSchedule(problem, plan.offsets, plan.loadSteps, weightsFileLayout(problem).offsets, streaming.loading);
+    const loader = loaderThread().start({ memory: memory.buffer as SharedArrayBuffer, base: RESERVED, path: streaming.weightsFile, schedule, steps: order.length, trace: streaming.trace ?? false });
+
+    const view = (name: string): Float32Array => {
+      const at = context.at(name);
+      return heap.subarray(at, at + elementCount(graph.tensors.get(name)?.shape ?? []));
+    };
+    const inputs = graph.inputs.map((name) => ({ name, view: view(name) }));
+    const handed = new Map(graph.outputs.map((name) => [name, new Float32Array(view(name).length)]));
+    const outputs = graph.outputs.map((name) => ({ view: view(name), copy: handed.get(name) as Float32Array }));
+    let handedBytes = 0;
+    for (const values of handed.values()) handedBytes += values.byteLength;
+    let bytesLoaded = 0;
+    for (const bytes of schedule.bytes) bytesLoaded += bytes;
+    const stalls: number[] = [];
+    const trace = streaming.trace ? new Int32Array(2 * steps.length) : undefined;
+    return {
+      memory: () => ({ intermediates: memory.buffer.byteLength, io: handedBytes, weights: 0, scratch: kernelScratchBytes() }),
+      async infer(given) {
+        for (const { name, view: target } of inputs) {
+          const values = given.get(name);
+          if (values === undefined || values.length !== target.length) throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${values?.length ?? 'none'}.`);
+          target.set(values);
+        }
+        loader.begin();
+        let stalled = 0;
+        for (let step = 0; step < steps.length; step++) {
+          stalled += loader.waitForLoads(schedule.loadsBefore[step]);
+          if (trace) trace[2 * step] = loader.sequence();
+          steps[step]();
+          if (trace) trace[2 * step + 1] = loader.sequence();
+          loader.computed();
+        }
+        stalls.push(stalled);
+        for (const { view: source, copy } of outputs) copy.set(source);
+        return handed;
+      },
+      streamingStats(): StreamingStats {
+        const loads = loader.loadSequences();
+        return {
+          ioStallMs: [...stalls],
+          bytesLoaded,
+          loads: schedule.records.length,
+          ...(trace && loads
+            ? {
+                trace: {
+                  loads: schedule.records.map((record, k) => ({ record, start: loads[2 * k], end: loads[2 * k + 1] })),
+                  computes: Array.from({ length: steps.length }, (_, step) => ({ step, start: trace[2 * step], end: trace[2 * step + 1] })),
+                },
+              }
+            : {}),
+        };
+      },
+      dispose() {
+        loader.stop();
+      },
+    };
+  },
+};

@@ -1,0 +1,139 @@
+import { budgetedNetwork } from '../../graph/budget-records.ts';
+import type { Graph } from '../../graph/ir.ts';
+import type { RecordOptions } from '../../graph/lifetimes.ts';
+import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
+import { planOf } from '../../planners/fixed-planner.ts';
+import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import type { Planner } from '../../planners/planner.ts';
+import type { DeviceInfo, StreamingStats } from '../backend.ts';
+import { cpuBackend } from '../cpu/cpu-backend.ts';
+import { memoryReport, naiveReference, type MemoryReport } from '../execute.ts';
+import { forkMeasured } from '../isolation/measured-child.ts';
+import { summarizeLatency, type LatencySummary } from '../latency.ts';
+import { bitIdentical, weightedGraph, withoutWeights } from '../run-data.ts';
+import type { BudgetedJob, BudgetedMeasure } from './budgeted-job.ts';
+import type { Loading } from './load-schedule.ts';
+import { WeightsFile } from './weights-file.ts';
+
+export interface BudgetedExecuteOptions {
+  readonly planner: Planner;
+  /** Bytes of the one buffer; absent: the plan's own footprint, weights unsliced (the on-demand baseline). */
+  readonly budget?: number;
+  readonly loading: Loading;
+  readonly repetitions: number;
+  readonly warmup: number;
+  /** Seed of the weights (when seeded) and of the input. */
+  readonly seed: number;
+  /** 'seeded' (default): seeded random weights; 'file': the source's own float weights. */
+  readonly weights?: 'seeded' | 'file';
+  /** How the graph becomes records (fp32, graph I/O kept, whatever is asked). */
+  readonly records?: RecordOptions;
+  /** Bytes; at least 16 (the SIMD kernels' vectors). Default 64. */
+  readonly alignment?: number;
+  /** Compare outputs with an unbudgeted run: every weight resident, the CPU backend (default true). */
+  readonly verifyByExecution?: boolean;
+  /** Those outputs, when already at hand (a study runs them once per network). */
+  readonly reference?: ReadonlyMap<string, Float32Array>;
+  /** Record the order of loads and computes (StreamingStats.trace). */
+  readonly trace?: boolean;
+}
+
+/** The JSON of `memplan exec --budget`. */
+export interface BudgetedReport {
+  readonly backend: 'budgeted';
+  readonly planner: string;
+  readonly loading: Loading;
+  /** The budget asked for (bytes); null when none (the buffer is the plan's footprint). */
+  readonly budget: number | null;
+  /** The plan's footprint: the highest byte it uses in the buffer. */
+  readonly footprint: number;
+  readonly latencyMs: LatencySummary;
+  /** Mean of the timed inferences (FlexNN reports means). */
+  readonly meanLatencyMs: number;
+  /** Mean per timed inference: milliseconds the compute thread waited for weights. */
+  readonly ioStallMs: number;
+  /** Bytes read from the weights file per inference, in `loads` reads. */
+  readonly bytesLoaded: number;
+  readonly loads: number;
+  /** Weight records the plan loads ahead of their layer. */
+  readonly preloaded: number;
+  /** Outputs bit-identical to the unbudgeted run's (every weight resident); null when not checked. */
+  readonly matchesUnbudgeted: boolean | null;
+  /** intermediates: the one buffer as allocated (the budget plus 64 bytes, rounded up to 64 KiB pages). */
+  readonly memory: MemoryReport;
+  readonly peakRssBytes: number;
+  readonly device: DeviceInfo;
+  readonly trace?: StreamingStats['trace'];
+}
+
+/**
+ * Runs a network under a memory budget: the budgeted records of the source (weights
+ * sliced for the budget), planned and verified here; the weights written once, in the form
+ * the kernels read, to a temporary weights file (removed afterwards); the plan run in a
+ * fresh measured process of its own that streams them (budgeted-process.ts); and the
+ * outputs compared with an unbudgeted run of the same network, seed and input.
+ */
+export async function executeBudgeted(source: Graph, options: BudgetedExecuteOptions): Promise<BudgetedReport> {
+  const weightsKind = options.weights ?? 'seeded';
+  const weighted = weightedGraph(source, weightsKind, options.seed);
+  const budget = options.budget === undefined ? {} : { budget: options.budget };
+  const network = budgetedNetwork(weighted, { ...options.records, ...budget });
+  const alignment = Math.max(16, options.alignment ?? 64);
+  const plan = planAndVerify(options.planner, network.problem, { alignment, ...budget });
+  if (!plan.valid) {
+    const overBudget = plan.violations.find((v) => v.kind === 'budget');
+    if (overBudget !== undefined && options.budget !== undefined) throw new InfeasibleBudgetError(`${options.planner.id}: ${overBudget.message}`, -1, [], options.budget, undefined);
+    throw new Error(`${options.planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
+  }
+  const bufferBytes = options.budget ?? plan.footprint;
+  const file = new WeightsFile(network, network.graph);
+  try {
+    const job: BudgetedJob = {
+      graph: withoutWeights(source),
+      records: options.records ?? {},
+      ...budget,
+      planner: plan.planner,
+      plan: planOf(plan),
+      alignment,
+      streaming: { weightsFile: file.path, loading: options.loading, bufferBytes, ...(options.trace ? { trace: true } : {}) },
+      warmup: options.warmup,
+      repetitions: options.repetitions,
+      seed: options.seed,
+    };
+    const measured = await forkMeasured<BudgetedMeasure>(import.meta.url, './budgeted-process', [], (post) => post({ type: 'job', job }));
+    let matchesUnbudgeted: boolean | null = null;
+    if (options.reference !== undefined) matchesUnbudgeted = bitIdentical(measured.outputs, options.reference);
+    else if (options.verifyByExecution ?? true) {
+      const reference = await naiveReference(source, { backend: cpuBackend, seed: options.seed, weights: weightsKind, records: options.records ?? {}, alignment });
+      matchesUnbudgeted = bitIdentical(measured.outputs, reference);
+    }
+    const { streaming } = measured;
+    const timed = streaming.ioStallMs.slice(streaming.ioStallMs.length - measured.samples.length);
+    const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
+    const memory = memoryReport(plan.footprint, measured);
+    return {
+      backend: 'budgeted',
+      planner: plan.planner,
+      loading: options.loading,
+      budget: options.budget ?? null,
+      footprint: plan.footprint,
+      latencyMs: summarizeLatency(measured.samples, options.seed),
+      meanLatencyMs: round(mean(measured.samples)),
+      ioStallMs: round(mean(timed)),
+      bytesLoaded: streaming.bytesLoaded,
+      loads: streaming.loads,
+      preloaded: network.problem.records.filter((r, i) => r.kind === 'weight' && (plan.loadSteps?.[i] ?? r.first) < r.first).length,
+      matchesUnbudgeted,
+      memory,
+      peakRssBytes: memory.peakRss,
+      device: measured.device,
+      ...(streaming.trace ? { trace: streaming.trace } : {}),
+    };
+  } finally {
+    file.dispose();
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,95 @@
+/**
+ * The shared memory through which the main thread runs a step on the pool's workers, and
+ * the barrier that ends it (Atomics.wait / Atomics.notify; no messages, so a step costs
+ * two wake-ups, not an event-loop turn). Both sides use these functions and nothing else.
+ *
+ * A step: the main thread resets the operator counter and the count of workers done,
+ * names the step and bumps the generation; every worker wakes on the new generation, takes
+ * the step's operators one at a time from the shared counter until none is left, and
+ * counts itself done; the last one wakes the main thread. A worker takes no operator of a
+ * step after it counted itself done, so the next step can only start once every operator
+ * of this one has finished: that is the barrier between steps.
+ */
+
+/** Slots of the control array. */
+const GENERATION = 0;
+const STEP = 1;
+const NEXT = 2;
+const DONE = 3;
+const FAILED = 4;
+const SLOTS = 8;
+
+/** The step number that tells the workers to stop. */
+export const QUIT = -1;
+
+export interface StepBlock {
+  /** Generation, step, next operator, workers done, failed (Int32, shared). */
+  readonly control: Int32Array;
+  /** Milliseconds each worker has spent inside kernels since it started (its own slot only). */
+  readonly busyMs: Float64Array;
+  /** Bytes of kernel scratch each worker holds (its own slot only). */
+  readonly scratchBytes: Float64Array;
+}
+
+export function makeStepBlock(workers: number): StepBlock {
+  return {
+    control: new Int32Array(new SharedArrayBuffer(SLOTS * 4)),
+    busyMs: new Float64Array(new SharedArrayBuffer(workers * 8)),
+    scratchBytes: new Float64Array(new SharedArrayBuffer(workers * 8)),
+  };
+}
+
+/** Main thread: starts `step` on every worker (QUIT: tells them to stop). */
+export function startStep(block: StepBlock, step: number): void {
+  const control = block.control;
+  Atomics.store(control, NEXT, 0);
+  Atomics.store(control, DONE, 0);
+  Atomics.store(control, FAILED, 0);
+  Atomics.store(control, STEP, step);
+  Atomics.add(control, GENERATION, 1);
+  Atomics.notify(control, GENERATION);
+}
+
+/** Main thread: blocks until every worker is done with the step, or `timeoutMs` passes; true when done. */
+export function waitStep(block: StepBlock, workers: number, timeoutMs: number): boolean {
+  const control = block.control;
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const done = Atomics.load(control, DONE);
+    if (done >= workers) return true;
+    const left = until - performance.now();
+    if (left <= 0) return false;
+    Atomics.wait(control, DONE, done, left);
+  }
+}
+
+/** Main thread, after a step: did an operator of it fail? */
+export function stepFailed(block: StepBlock): boolean {
+  return Atomics.load(block.control, FAILED) !== 0;
+}
+
+/** Worker: blocks until a generation after `seen`; returns it and the step to run. */
+export function awaitStep(block: StepBlock, seen: number): { generation: number; step: number } {
+  const control = block.control;
+  for (;;) {
+    const generation = Atomics.load(control, GENERATION);
+    if (generation !== seen) return { generation, step: Atomics.load(control, STEP) };
+    Atomics.wait(control, GENERATION, seen);
+  }
+}
+
+/** Worker: the next operator of a step of `count` (its position in the step), or -1 when all are taken. */
+export function takeOperator(block: StepBlock, count: number): number {
+  const k = Atomics.add(block.control, NEXT, 1);
+  return k < count ? k : -1;
+}
+
+/** Worker: an operator failed (its message goes through the worker's error port). */
+export function markFailed(block: StepBlock): void {
+  Atomics.store(block.control, FAILED, 1);
+}
+
+/** Worker: done with the step; the last of `workers` wakes the main thread. */
+export function leaveStep(block: StepBlock, workers: number): void {
+  if (Atomics.add(block.control, DONE, 1) + 1 >= workers) Atomics.notify(block.control, DONE);
+}

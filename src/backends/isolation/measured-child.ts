@@ -1,0 +1,95 @@
+import { fork } from 'node:child_process';
+import { BackendError } from '../backend-error.ts';
+import { childModule } from '../child-module.ts';
+import { readRss, resetPeakRss } from '../process-memory.ts';
+
+/**
+ * The protocol of a measured process: it starts, takes its baseline, says `ready`; the
+ * harness hands it its job in one or more messages; it answers `done` with a result or
+ * `failed` with one sentence (`backend`: a BackendError, the user's problem) and exits.
+ */
+type FromChild<R> = { readonly type: 'ready' } | { readonly type: 'done'; readonly result: R } | { readonly type: 'failed'; readonly message: string; readonly backend: boolean };
+
+/** What a measured process knows of itself when its job arrives. */
+export interface MeasuredContext {
+  /** Resident bytes after start-up (imports and `before`), before the job. */
+  readonly baselineRss: number;
+  /** The garbage collector (the process runs with --expose-gc), or nothing. */
+  readonly collect: () => void;
+}
+
+/**
+ * Forks the sibling module `name` of the module at `base` (its import.meta.url) as a
+ * measured process with `argv`, hands it its job through `handOver` once it is ready, and
+ * resolves with its result. The process shares nothing with this one.
+ */
+export function forkMeasured<R>(base: string, name: string, argv: readonly string[], handOver: (post: (message: unknown) => Promise<void>) => Promise<void>): Promise<R> {
+  const { path, execArgv, env } = childModule(base, name, ['--expose-gc']);
+  const child = fork(path, [...argv], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const post = (message: unknown): Promise<void> =>
+    new Promise((resolve, reject) => child.send(message as object, undefined, {}, (error) => (error ? reject(error) : resolve())));
+  return new Promise<R>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      outcome();
+    };
+    child.on('error', (error) => finish(() => reject(new Error(`the measurement process could not run: ${error.message}`))));
+    child.on('close', (code, signal) =>
+      finish(() => {
+        const last = stderr.split('\n').map((l) => l.trim()).filter((l) => /^[A-Za-z]*Error\b/.test(l)).pop();
+        reject(new Error(`the measurement process ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before it reported${last ? ` (${last})` : ''}.`));
+      }),
+    );
+    child.on('message', (message: FromChild<R>) => {
+      if (message?.type === 'ready') {
+        handOver(post).catch((error: Error) => finish(() => reject(new Error(`the job could not be handed to the measurement process (${error.message}).`))));
+      } else if (message?.type === 'done') {
+        finish(() => resolve(message.result));
+      } else if (message?.type === 'failed') {
+        finish(() => reject(message.backend ? new BackendError(message.message) : new Error(message.message)));
+      }
+    });
+  });
+}
+
+/**
+ * The measured process's side: runs `before` (opening a device is start-up too), collects
+ * garbage, takes the baseline RSS, resets the peak, says `ready`, then passes each message
+ * to `receive` until it returns the job's run, whose result (or error) it reports before
+ * exiting. It exits as soon as the harness goes away.
+ */
+export async function serveMeasured<R>(what: string, receive: (message: unknown, context: MeasuredContext) => Promise<R> | undefined, before?: () => Promise<unknown>): Promise<void> {
+  if (process.send === undefined) {
+    process.stderr.write(`${what} is started by memplan to measure one job alone; it is not a command.\n`);
+    process.exit(2);
+  }
+  const send = (message: FromChild<R>, then: () => void): void => {
+    if (!process.connected) process.exit(1);
+    process.send?.(message, undefined, {}, () => then());
+  };
+  process.on('disconnect', () => process.exit(1));
+  await before?.();
+  const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+  collect();
+  const context = { baselineRss: readRss().rss, collect };
+  resetPeakRss();
+  let running = false;
+  process.on('message', (message: unknown) => {
+    if (running) return;
+    const run = receive(message, context);
+    if (run === undefined) return;
+    running = true;
+    run.then(
+      (result) => send({ type: 'done', result }, () => process.exit(0)),
+      (error: unknown) => send({ type: 'failed', message: error instanceof Error ? error.message : String(error), backend: error instanceof BackendError }, () => process.exit(1)),
+    );
+  });
+  send({ type: 'ready' }, () => {});
+}

@@ -1,0 +1,40 @@
+import type { Problem } from '../core/problem.ts';
+import { budgetedNetwork } from '../graph/budget-records.ts';
+import type { RecordOptions } from '../graph/lifetimes.ts';
+import { parseByteSize } from '../io/byte-size.ts';
+import type { Source } from '../io/source.ts';
+import { UsageError } from './errors.ts';
+import type { SourceArgs } from './source-options.ts';
+
+/** `--budget 35MiB` (or 4MB, 1048576) in bytes; undefined when not given. */
+export function parseBudget(value: string | undefined, flag = '--budget'): number | undefined {
+  if (value === undefined) return undefined;
+  let bytes: number;
+  try {
+    bytes = parseByteSize(String(value));
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`${flag}: ${error.message}`);
+    throw error;
+  }
+  if (bytes <= 0) throw new UsageError(`${flag} must be more than 0 bytes, got "${value}".`);
+  return bytes;
+}
+
+/**
+ * A budgeted run holds every tensor in one fp32 buffer, graph inputs and outputs included
+ * (graph/budget-records.ts): the record options that say otherwise do not apply.
+ */
+export function checkBudgetedRecordArgs(args: SourceArgs): void {
+  if (args.elementSize !== undefined && args.elementSize !== 4) throw new UsageError(`a budget plans fp32 execution (4 bytes per element); --element-size ${args.elementSize} does not apply.`);
+  if (args.roundChannels) throw new UsageError('a budget plans the CPU layout; --round-channels does not apply.');
+  if (args.schedule !== undefined && args.schedule !== 'sequential') throw new UsageError(`a budget runs one operator at a time; --schedule ${args.schedule} does not apply.`);
+}
+
+/**
+ * The records a budget makes of a source: a graph's budgeted records (weights sliced for
+ * that budget); a record file's own records with the budget attached.
+ */
+export function budgetedProblemOf(source: Source, records: RecordOptions): (budget: number | undefined) => Problem {
+  if (source.kind === 'records') return (budget) => (budget === undefined ? source.problem : { ...source.problem, budget });
+  return (budget) => budgetedNetwork(source.graph, { ...records, ...(budget === undefined ? {} : { budget }) }).problem;
+}

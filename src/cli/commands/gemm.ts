@@ -1,0 +1,71 @@
+import type { Argv } from 'yargs';
+import { GemmShapeError } from '../../backends/gemm/gemm-shape.ts';
+import { peerMatMul } from '../../backends/gemm/peer-matmul.ts';
+import { runGemm, type GemmReport } from '../../backends/gemm/run-gemm.ts';
+import { formatByteSize, parseByteSize } from '../../io/byte-size.ts';
+import { UsageError } from '../errors.ts';
+import { mib } from '../format.ts';
+
+interface GemmArgs {
+  n: number;
+  tile: number;
+  budget: string;
+  dir?: string;
+  scheduler: 'dynamic' | 'planned';
+  'direct-io'?: boolean;
+  seed: number;
+  peer: boolean;
+  json: boolean;
+}
+
+export function registerGemm(cli: Argv): Argv {
+  return cli.command<GemmArgs>(
+    'gemm',
+    'Out-of-core GEMM under a memory budget: C = A B from tile files, resident tiles at or under the budget, measured alone',
+    (y) =>
+      y
+        .option('n', { type: 'number', default: 4096, describe: 'matrix size (n x n, float32)' })
+        .option('tile', { type: 'number', default: 512, describe: 'tile size (a multiple of 32 that divides n); n = untiled' })
+        .option('budget', { type: 'string', default: '4MiB', describe: 'most tile bytes resident at once (e.g. 4MiB, 256MiB)' })
+        .option('dir', { type: 'string', describe: 'where A, B and C live (default: a folder under the temporary directory, reused)' })
+        .option('scheduler', { choices: ['dynamic', 'planned'] as const, default: 'planned' as const, describe: "dynamic: the authors' (fewest new bytes first, LRU); planned: tile residencies planned by Greedy by Size" })
+        .option('direct-io', { type: 'boolean', describe: 'bypass the page cache (O_DIRECT); default: where the file system takes it' })
+        .option('seed', { type: 'number', default: 1, describe: 'seed of A and B' })
+        .option('peer', { type: 'boolean', default: false, describe: "also time onnxruntime-node's MatMul (one thread, in memory) on the same n" })
+        .option('json', { type: 'boolean', default: false }) as unknown as Argv<GemmArgs>,
+    async (args) => {
+      let budget: number;
+      try {
+        budget = parseByteSize(args.budget);
+      } catch (error) {
+        throw new UsageError(`--budget: ${(error as Error).message}`);
+      }
+      if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
+      let report: GemmReport;
+      try {
+        report = await runGemm({ n: args.n, tile: args.tile, budget, scheduler: args.scheduler, dir: args.dir, directIo: args['direct-io'] ?? 'auto', seed: args.seed });
+      } catch (error) {
+        if (error instanceof GemmShapeError) throw new UsageError(error.message);
+        throw error;
+      }
+      const peer = args.peer ? await peerMatMul(args.n, args.seed) : undefined;
+      const full = peer ? { ...report, peer: { ...peer, ratio: report.gflops.compute / peer.gflops } } : report;
+      if (args.json) {
+        process.stdout.write(`${JSON.stringify(full)}\n`);
+      } else {
+        const r = report;
+        const lines = [
+          `gemm        ${r.n} x ${r.n} float32, tiles of ${r.tile} (${r.n / r.tile} a side), budget ${formatByteSize(r.budget)}, ${r.scheduler} scheduler: ${r.policy}`,
+          `time        ${(r.wallMs / 1000).toFixed(2)} s: products ${(r.computeMs / 1000).toFixed(2)} s (${r.gflops.compute.toFixed(1)} GFLOP/s), waiting for I/O ${(r.stallMs / 1000).toFixed(2)} s`,
+          `I/O         read ${mib(r.io.bytesRead)} MiB (${r.io.tileLoads} tiles), written ${mib(r.io.bytesWritten)} MiB (${r.io.tileWrites} tiles)${r.directIo ? ', O_DIRECT' : ', through the page cache'}`,
+          `tiles       at most ${mib(r.tiles.residentHighWater)} MiB resident (checked at every load) in a ${mib(r.tiles.arenaBytes)} MiB arena`,
+          `memory      peak ${mib(r.memory.peakRss)} MiB, baseline ${mib(r.memory.baselineRss)} MiB: ${mib(r.memory.peakRssDelta)} MiB for the GEMM, measured in an isolated process`,
+          `check       ${r.check.within ? 'C is correct' : 'C is WRONG'}: ${r.check.kind === 'full' ? 'every entry against a float64 product' : `${r.check.entries} random entries recomputed in float64`}, error ${r.check.maxError.toExponential(2)} (at most ${r.check.tolerance})`,
+        ];
+        if (peer) lines.push(`peer        ${peer.runtime} MatMul in memory: ${peer.gflops.toFixed(1)} GFLOP/s; ours/peer ${(report.gflops.compute / peer.gflops).toFixed(2)}`);
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }
+      if (!report.check.within) process.exitCode = 1;
+    },
+  );
+}

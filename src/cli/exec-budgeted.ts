@@ -1,0 +1,85 @@
+import { executeBudgeted, type BudgetedReport } from '../backends/budgeted/execute-budgeted.ts';
+import { LOADINGS, type Loading } from '../backends/budgeted/load-schedule.ts';
+import type { MemoryReport } from '../backends/execute.ts';
+import type { Graph } from '../graph/ir.ts';
+import type { RecordOptions } from '../graph/lifetimes.ts';
+import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
+import { smallestBudgetFor } from '../planners/budgeted/smallest-budget.ts';
+import type { Planner } from '../planners/planner.ts';
+import { budgetedNetwork } from '../graph/budget-records.ts';
+import { UsageError } from './errors.ts';
+import { alignedTable, mib } from './format.ts';
+
+export interface BudgetedExecArgs {
+  readonly source: string;
+  readonly planner: Planner;
+  readonly budget: number | undefined;
+  readonly loading: string;
+  readonly repetitions: number;
+  readonly warmup: number;
+  readonly seed: number;
+  readonly weights: 'seeded' | 'file';
+  readonly records: RecordOptions;
+  readonly alignment: number;
+  readonly json: boolean;
+}
+
+/**
+ * `memplan exec --budget 50MiB` (or `--backend budgeted`): the streaming executor
+ * (backends/budgeted/), its report as JSON or as lines. A budget the planner cannot meet is
+ * one sentence naming the layer and the smallest budget that works.
+ */
+export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promise<BudgetedReport> {
+  if (!LOADINGS.includes(args.loading as Loading)) throw new UsageError(`--loading must be one of ${LOADINGS.join(', ')}, got "${args.loading}".`);
+  if (args.alignment < 16) throw new UsageError(`--align must be at least 16 bytes with a budget (the SIMD kernels' vectors), got ${args.alignment}.`);
+  let report: BudgetedReport;
+  try {
+    report = await executeBudgeted(graph, {
+      planner: args.planner,
+      ...(args.budget === undefined ? {} : { budget: args.budget }),
+      loading: args.loading as Loading,
+      repetitions: args.repetitions,
+      warmup: args.warmup,
+      seed: args.seed,
+      weights: args.weights,
+      records: args.records,
+      alignment: args.alignment,
+    });
+  } catch (error) {
+    if (!(error instanceof InfeasibleBudgetError) || args.budget === undefined) throw error;
+    const smallest = smallestBudgetFor(args.planner, (budget) => budgetedNetwork(graph, { ...args.records, budget }).problem, args.alignment);
+    const where = error.step >= 0 ? ` cannot fit operator ${error.step} (${error.records.slice(0, 3).join(', ')})` : ' does not fit';
+    const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${mib(smallest)} MiB (${smallest} bytes)`;
+    throw new InfeasibleBudgetError(`${args.source}: ${args.planner.id}${where} in a budget of ${mib(args.budget)} MiB (${args.budget} bytes); ${tail}.`, error.step, error.records, args.budget, smallest);
+  }
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return report;
+  }
+  const l = report.latencyMs;
+  const lines = [
+    `backend     budgeted (${String(report.device.cpu ?? 'cpu')}; ${String(report.device.loader ?? 'loader thread')})`,
+    `planner     ${report.planner}: ${report.budget === null ? 'no budget' : `budget ${mib(report.budget)} MiB`}, ${mib(report.footprint)} MiB used by the plan; ${report.preloaded} weight records preloaded`,
+    `loading     ${report.loading}: ${mib(report.bytesLoaded)} MiB in ${report.loads} reads per inference; compute waited ${report.ioStallMs.toFixed(2)} ms per inference (mean)`,
+    `latency     mean ${report.meanLatencyMs.toFixed(2)} ms, median ${l.median.toFixed(2)}, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)} over ${l.runs} runs`,
+    `outputs     ${report.matchesUnbudgeted === null ? 'not checked' : report.matchesUnbudgeted ? 'bit-identical to the unbudgeted run (every weight resident)' : 'DIFFER from the unbudgeted run'}`,
+    ...memoryLines(report.memory),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return report;
+}
+
+function memoryLines(memory: MemoryReport): string[] {
+  const rows: [string, number, string][] = [
+    ['planned', memory.planned, "the plan's footprint"],
+    ['buffer', memory.intermediates, 'the one buffer: budget + 64 B, in 64 KiB pages'],
+    ['io', memory.io, 'inputs given and outputs handed back'],
+    ['scratch', memory.scratch, 'kernel scratch outside the buffer, high-water'],
+    ['baseline RSS', memory.baselineRss, 'after start-up and the loader thread, before the network'],
+    ['peak RSS', memory.peakRss, 'through preparation and inference'],
+    ['peak - base', memory.peakRssDelta, 'what running this plan took'],
+    ['rest', memory.rest, 'peak - base not accounted for above'],
+  ];
+  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, mib(bytes), what]));
+  return ['', `memory      measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`, ...table.split('\n')];
+}

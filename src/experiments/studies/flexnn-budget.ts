@@ -1,0 +1,203 @@
+import { cpuBackend } from '../../backends/cpu/cpu-backend.ts';
+import { executeBudgeted, type BudgetedReport } from '../../backends/budgeted/execute-budgeted.ts';
+import type { Loading } from '../../backends/budgeted/load-schedule.ts';
+import { memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
+import { measureIsolated } from '../../backends/isolation/isolated.ts';
+import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
+import { budgetedNetwork } from '../../graph/budget-records.ts';
+import type { Graph } from '../../graph/ir.ts';
+import { plannedProblem } from '../../graph/lifetimes.ts';
+import { loadSource } from '../../io/source.ts';
+import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
+import { smallestBudgetFor } from '../../planners/budgeted/smallest-budget.ts';
+import { planOf } from '../../planners/fixed-planner.ts';
+import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import { findPlanner } from '../../planners/registry.ts';
+import { ExperimentError } from '../config.ts';
+import { Progress } from '../progress.ts';
+import type { ResultStore } from '../result-store.ts';
+import { registerStudy, type Study } from '../study.ts';
+import { parseFlexnnBudget, type BudgetNetwork, type FlexnnBudgetConfig } from './flexnn-budget-config.ts';
+
+/**
+ * The methods FlexNN's evaluation compares (its section 5), as this project runs them:
+ * - default: every weight resident, activations planned (Greedy by Size), the CPU backend:
+ *   today's `memplan exec` (NCNN's default);
+ * - on-demand: each layer's weights loaded just before it runs and freed after, nothing
+ *   overlapped, weights unsliced, memory laid out by Greedy by Size (NCNN on demand);
+ * - flexnn: sliced for the budget, planned by Algorithm 1 (budgeted/flexnn), weights
+ *   preloaded by the loader thread as the plan allows;
+ * - flexnn-no-preload (ablation): the same slicing, every weight planned at its own layer
+ *   and loaded on demand (FlexNN's "w/o preload": its plan, on-demand loading);
+ * - flexnn-no-planning (ablation): the same slicing and overlapped loader, memory laid out
+ *   by a planner that knows nothing of budgets or preloading (Greedy by Size, every record
+ *   over [first, last]): loads overlap compute only where its layout leaves room.
+ */
+export const METHODS = ['default', 'on-demand', 'flexnn', 'flexnn-no-preload', 'flexnn-no-planning'] as const;
+export type Method = (typeof METHODS)[number];
+
+const STREAMED: Readonly<Record<Exclude<Method, 'default'>, { readonly planner: string; readonly loading: Loading }>> = {
+  'on-demand': { planner: 'offsets/greedy-by-size', loading: 'on-demand' },
+  flexnn: { planner: 'budgeted/flexnn', loading: 'overlapped' },
+  'flexnn-no-preload': { planner: 'budgeted/flexnn-no-preload', loading: 'on-demand' },
+  'flexnn-no-planning': { planner: 'offsets/greedy-by-size', loading: 'overlapped' },
+};
+
+/** One finished cell: a method on a network (at a budget, for the FlexNN methods). */
+export interface BudgetCell {
+  readonly network: string;
+  readonly source: string;
+  readonly method: Method;
+  /** budgets: a budget of the network's sweep; ablation: a budget of the ablation; baseline: default and on-demand (no budget). */
+  readonly part: 'baseline' | 'budgets' | 'ablation';
+  /** Bytes; null for the baselines. */
+  readonly budget: number | null;
+  readonly planner: string;
+  readonly feasible: boolean;
+  /** Infeasible: why, and the smallest budget at which the method's planner fits this network (bytes). */
+  readonly reason?: string;
+  readonly smallestBudget?: number | null;
+  /** Feasible: the plan's footprint (bytes; default: the activations' arena). */
+  readonly footprint?: number;
+  /** Mean and median of the timed inferences (ms). */
+  readonly meanLatencyMs?: number;
+  readonly medianLatencyMs?: number;
+  readonly ioStallMs?: number;
+  readonly bytesLoaded?: number;
+  readonly preloaded?: number;
+  readonly memory?: MemoryReport;
+  readonly matchesUnbudgeted?: boolean;
+}
+
+interface Job {
+  readonly network: BudgetNetwork;
+  readonly method: Method;
+  readonly part: BudgetCell['part'];
+  readonly budgetMiB: number | null;
+}
+
+/** Every cell of a run, network by network: the baselines, the budgets, then the ablation. */
+export function plannedJobs(networks: readonly BudgetNetwork[], ablation: FlexnnBudgetConfig['ablation']): Job[] {
+  return networks.flatMap((network) => {
+    const jobs: Job[] = [
+      { network, method: 'default', part: 'baseline', budgetMiB: null },
+      { network, method: 'on-demand', part: 'baseline', budgetMiB: null },
+      ...network.budgetsMiB.map((budgetMiB): Job => ({ network, method: 'flexnn', part: 'budgets', budgetMiB })),
+    ];
+    if (ablation.networks.includes(network.label)) {
+      for (const budgetMiB of ablation.budgetsMiB) {
+        // FlexNN itself at an ablation budget is the sweep's cell when the sweep has it.
+        if (!network.budgetsMiB.includes(budgetMiB)) jobs.push({ network, method: 'flexnn', part: 'ablation', budgetMiB });
+        jobs.push({ network, method: 'flexnn-no-preload', part: 'ablation', budgetMiB }, { network, method: 'flexnn-no-planning', part: 'ablation', budgetMiB });
+      }
+    }
+    return jobs;
+  });
+}
+
+interface Run {
+  readonly config: FlexnnBudgetConfig;
+  readonly repetitions: number;
+  readonly warmup: number;
+}
+
+/**
+ * FlexNN's evaluation on this machine: every network under the default and on-demand
+ * baselines and FlexNN at each budget (infeasible budgets recorded as such, with the
+ * smallest budget that works), and the ablation; every cell one measured execution in a
+ * process of its own, its outputs checked bit for bit against the network's unbudgeted run
+ * (every weight resident), which runs once per network.
+ */
+async function runStudy(config: FlexnnBudgetConfig, store: ResultStore, options: { quick?: boolean; quiet?: boolean }): Promise<BudgetCell[]> {
+  const quick = options.quick === true;
+  const networks = quick ? config.quick.networks : config.networks;
+  const run: Run = { config, repetitions: quick ? config.quick.repetitions : config.repetitions, warmup: quick ? config.quick.warmup : config.warmup };
+  const jobs = plannedJobs(networks, quick ? config.quick.ablation : config.ablation);
+  const progress = new Progress(jobs.length, config.name, process.stderr, options.quiet === true);
+  const cells: BudgetCell[] = [];
+  let current: { label: string; graph: Graph; reference: Map<string, Float32Array>; smallest: Map<string, number | null> } | undefined;
+  for (const job of jobs) {
+    if (current?.label !== job.network.label) {
+      const loaded = await loadSource(job.network.source);
+      if (loaded.kind !== 'graph') throw new ExperimentError(`${job.network.source} holds usage records, not a network; the flexnn-budget study runs networks.`);
+      const reference = await naiveReference(loaded.graph, { backend: cpuBackend, seed: config.seed, records: {}, alignment: config.alignment });
+      current = { label: job.network.label, graph: loaded.graph, reference, smallest: new Map() };
+    }
+    const cell = await runJob(job, current.graph, current.reference, current.smallest, run);
+    await store.append(cell);
+    cells.push(cell);
+    const budget = job.budgetMiB === null ? '' : ` ${job.budgetMiB} MiB`;
+    const what = cell.feasible ? `${cell.meanLatencyMs?.toFixed(1)} ms, peak +${((cell.memory?.peakRssDelta ?? 0) / 2 ** 20).toFixed(1)} MiB${cell.matchesUnbudgeted === false ? ', OUTPUTS DIFFER' : ''}` : 'infeasible';
+    progress.step(`${job.network.label} ${job.method}${budget}: ${what}`);
+  }
+  return cells;
+}
+
+async function runJob(job: Job, graph: Graph, reference: Map<string, Float32Array>, smallest: Map<string, number | null>, run: Run): Promise<BudgetCell> {
+  const { config } = run;
+  const base = { network: job.network.label, source: job.network.source, method: job.method, part: job.part, budget: job.budgetMiB === null ? null : Math.round(job.budgetMiB * 2 ** 20) };
+  if (job.method === 'default') return { ...base, planner: 'offsets/greedy-by-size', feasible: true, ...(await runDefault(graph, reference, run)) };
+  const method = STREAMED[job.method];
+  const planner = findPlanner(method.planner);
+  try {
+    const report = await executeBudgeted(graph, {
+      planner,
+      ...(base.budget === null ? {} : { budget: base.budget }),
+      loading: method.loading,
+      repetitions: run.repetitions,
+      warmup: run.warmup,
+      seed: config.seed,
+      alignment: config.alignment,
+      reference,
+    });
+    return { ...base, planner: planner.id, feasible: true, ...streamedFigures(report) };
+  } catch (error) {
+    if (!(error instanceof InfeasibleBudgetError)) throw error;
+    // The smallest budget that works for this method's planner on this network (its weights sliced for each budget tried).
+    if (!smallest.has(planner.id)) smallest.set(planner.id, smallestBudgetFor(planner, (budget) => budgetedNetwork(graph, { budget }).problem, config.alignment) ?? null);
+    return { ...base, planner: planner.id, feasible: false, reason: error.message, smallestBudget: smallest.get(planner.id) ?? null };
+  }
+}
+
+function streamedFigures(report: BudgetedReport): Partial<BudgetCell> {
+  return {
+    footprint: report.footprint,
+    meanLatencyMs: report.meanLatencyMs,
+    medianLatencyMs: report.latencyMs.median,
+    ioStallMs: report.ioStallMs,
+    bytesLoaded: report.bytesLoaded,
+    preloaded: report.preloaded,
+    memory: report.memory,
+    ...(report.matchesUnbudgeted === null ? {} : { matchesUnbudgeted: report.matchesUnbudgeted }),
+  };
+}
+
+/**
+ * The default method: the network with every weight resident on the CPU backend, its
+ * activations planned by Greedy by Size, measured in a process of its own (what
+ * `memplan exec` does), the mean kept beside the median.
+ */
+async function runDefault(graph: Graph, reference: Map<string, Float32Array>, run: Run): Promise<Partial<BudgetCell>> {
+  const { seed, alignment } = run.config;
+  const weighted = weightedGraph(graph, 'seeded', seed);
+  const records = { elementSize: 4 };
+  const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), plannedProblem(weighted, records).problem, { alignment });
+  const measured = await measureIsolated(weighted, { seeded: seed }, { records, alignment, backend: cpuBackend.kind, seed, planner: plan.planner, plan: planOf(plan), warmup: run.warmup, repetitions: run.repetitions });
+  const samples = [...measured.samples].sort((a, b) => a - b);
+  const middle = samples.length / 2;
+  return {
+    footprint: plan.footprint,
+    meanLatencyMs: samples.reduce((a, b) => a + b, 0) / samples.length,
+    medianLatencyMs: samples.length % 2 === 1 ? samples[Math.floor(middle)] : (samples[middle - 1] + samples[middle]) / 2,
+    memory: memoryReport(plan.footprint, measured),
+    matchesUnbudgeted: bitIdentical(measured.outputs, reference),
+  };
+}
+
+export const flexnnBudgetStudy: Study<FlexnnBudgetConfig, BudgetCell> = {
+  kind: 'flexnn-budget',
+  parse: parseFlexnnBudget,
+  run: runStudy,
+};
+
+registerStudy(flexnnBudgetStudy);

@@ -1,0 +1,176 @@
+import { parseSchedule, SCHEDULE_FORMS, type Schedule } from '../../graph/schedule.ts';
+import { findPlanner, UnknownPlannerError } from '../../planners/registry.ts';
+import { JsonFields } from '../json-fields.ts';
+import type { StudyConfig } from '../study.ts';
+
+/**
+ * The file of the parallel-groups study (experiments/parallel-groups.json): the MindSpore
+ * Vulkan thesis' table (../shared/paper/README.md, section 5) on our networks and CPU, a
+ * sweep of the number of groups, a look at what a WebGPU adapter makes of a step, and the
+ * thesis' published figures as reference data.
+ */
+export interface ParallelGroupsConfig extends StudyConfig {
+  readonly networks: readonly GroupsNetwork[];
+  /** The table's rows, in order; every network runs every row. */
+  readonly rows: readonly GroupsRow[];
+  readonly sweep: GroupsSweep;
+  readonly webgpu?: GroupsWebGpu;
+  /** Threads of the parallel rows; absent: the number of cores of the machine that runs them. */
+  readonly workers?: number;
+  readonly repetitions: number;
+  readonly warmup: number;
+  readonly seed: number;
+  /** Offsets alignment in bytes (64: whole cache lines, so that two workers never write one line). */
+  readonly alignment: number;
+  /** What `--quick` changes: each network's quick source, these counts, and the networks of the WebGPU look (default all of its own). */
+  readonly quick: { readonly repetitions: number; readonly warmup: number; readonly webgpuNetworks?: readonly string[] };
+  readonly thesis: ThesisFigures;
+}
+
+export interface GroupsNetwork {
+  readonly source: string;
+  readonly label: string;
+  /** The source `--quick` runs (a smaller input). */
+  readonly quickSource: string;
+  /** Its name in the thesis' table, where the thesis has it. */
+  readonly thesis?: string;
+}
+
+export interface GroupsRow {
+  readonly id: string;
+  readonly label: string;
+  readonly schedule: Schedule;
+  readonly planner: string;
+  readonly backend: 'cpu' | 'cpu-parallel';
+  /** A row of ours beside the thesis' (not in its table). */
+  readonly extra: boolean;
+}
+
+/** Memory and latency against the number of groups on one network. */
+export interface GroupsSweep {
+  /** A network's label. */
+  readonly network: string;
+  readonly groups: readonly number[];
+  readonly planner: string;
+}
+
+/** What a WebGPU adapter makes of a step's dispatches: schedules in one compute pass, shared-objects plans. */
+export interface GroupsWebGpu {
+  /** Networks' labels. */
+  readonly networks: readonly string[];
+  readonly schedules: readonly Schedule[];
+  readonly planner: string;
+}
+
+/** The thesis' figures, as published: per network (its name) and row id, milliseconds and megabytes where given. */
+export interface ThesisFigures {
+  readonly citation: string;
+  readonly device: string;
+  readonly values: Readonly<Record<string, Readonly<Record<string, { readonly ms?: number; readonly mb?: number }>>>>;
+}
+
+const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'rows', 'sweep', 'webgpu', 'workers', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'thesis'];
+
+export function parseParallelGroups(data: Record<string, unknown>, file: string): ParallelGroupsConfig {
+  const j = new JsonFields(file);
+  const planner = (value: unknown, path: string): string => {
+    const id = j.string(value, path);
+    try {
+      findPlanner(id);
+    } catch (error) {
+      if (error instanceof UnknownPlannerError) j.fail(path, error.message);
+      throw error;
+    }
+    return id;
+  };
+  const schedule = (value: unknown, path: string): Schedule => parseSchedule(value) ?? j.fail(path, `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(value)}.`);
+  const positive = (value: unknown, path: string): number => (typeof value === 'number' && value > 0 && Number.isFinite(value) ? value : j.fail(path, 'must be a number > 0.'));
+
+  j.only(data, TOP, '$');
+  const networks = j.array(data.networks, '$.networks').map((entry, k): GroupsNetwork => {
+    const path = `$.networks[${k}]`;
+    const spec = j.object(entry, path);
+    j.only(spec, ['source', 'label', 'quickSource', 'thesis'], path);
+    const source = j.string(spec.source, `${path}.source`);
+    return {
+      source,
+      label: j.string(spec.label, `${path}.label`),
+      quickSource: spec.quickSource === undefined ? source : j.string(spec.quickSource, `${path}.quickSource`),
+      ...(spec.thesis === undefined ? {} : { thesis: j.string(spec.thesis, `${path}.thesis`) }),
+    };
+  });
+  const labels = networks.map((n) => n.label);
+  if (new Set(labels).size !== labels.length) j.fail('$.networks', 'every label must be different.');
+  const label = (value: unknown, path: string): string => {
+    const text = j.string(value, path);
+    if (!labels.includes(text)) j.fail(path, `"${text}" is not the label of one of $.networks.`);
+    return text;
+  };
+  const rows = j.array(data.rows, '$.rows').map((entry, k): GroupsRow => {
+    const path = `$.rows[${k}]`;
+    const spec = j.object(entry, path);
+    j.only(spec, ['id', 'label', 'schedule', 'planner', 'backend', 'extra'], path);
+    return {
+      id: j.string(spec.id, `${path}.id`),
+      label: j.string(spec.label, `${path}.label`),
+      schedule: schedule(spec.schedule, `${path}.schedule`),
+      planner: planner(spec.planner, `${path}.planner`),
+      backend: j.choice(spec.backend, `${path}.backend`, ['cpu', 'cpu-parallel'] as const),
+      extra: spec.extra === undefined ? false : j.boolean(spec.extra, `${path}.extra`),
+    };
+  });
+  if (new Set(rows.map((r) => r.id)).size !== rows.length) j.fail('$.rows', 'every id must be different.');
+  const sweepSpec = j.object(data.sweep, '$.sweep');
+  j.only(sweepSpec, ['network', 'groups', 'planner'], '$.sweep');
+  const sweep: GroupsSweep = {
+    network: label(sweepSpec.network, '$.sweep.network'),
+    groups: j.array(sweepSpec.groups, '$.sweep.groups').map((g, k) => j.integer(g, `$.sweep.groups[${k}]`, 1)),
+    planner: planner(sweepSpec.planner, '$.sweep.planner'),
+  };
+  let webgpu: GroupsWebGpu | undefined;
+  if (data.webgpu !== undefined) {
+    const spec = j.object(data.webgpu, '$.webgpu');
+    j.only(spec, ['networks', 'schedules', 'planner'], '$.webgpu');
+    webgpu = {
+      networks: j.array(spec.networks, '$.webgpu.networks').map((n, k) => label(n, `$.webgpu.networks[${k}]`)),
+      schedules: j.array(spec.schedules, '$.webgpu.schedules').map((s, k) => schedule(s, `$.webgpu.schedules[${k}]`)),
+      planner: planner(spec.planner, '$.webgpu.planner'),
+    };
+  }
+  const quick = j.object(data.quick ?? {}, '$.quick');
+  j.only(quick, ['repetitions', 'warmup', 'webgpuNetworks'], '$.quick');
+  const thesis = j.object(data.thesis, '$.thesis');
+  j.only(thesis, ['citation', 'device', 'values'], '$.thesis');
+  const rowIds = rows.map((r) => r.id);
+  const values: Record<string, Record<string, { ms?: number; mb?: number }>> = {};
+  for (const [network, byRow] of Object.entries(j.object(thesis.values, '$.thesis.values'))) {
+    if (!networks.some((n) => n.thesis === network)) j.fail(`$.thesis.values.${network}`, 'names no network of $.networks (their "thesis" field).');
+    values[network] = {};
+    for (const [row, figures] of Object.entries(j.object(byRow, `$.thesis.values.${network}`))) {
+      const path = `$.thesis.values.${network}.${row}`;
+      if (!rowIds.includes(row)) j.fail(path, `"${row}" is not the id of one of $.rows.`);
+      const spec = j.object(figures, path);
+      j.only(spec, ['ms', 'mb'], path);
+      values[network][row] = { ...(spec.ms === undefined ? {} : { ms: positive(spec.ms, `${path}.ms`) }), ...(spec.mb === undefined ? {} : { mb: positive(spec.mb, `${path}.mb`) }) };
+    }
+  }
+  return {
+    name: j.name(data.name, '$.name'),
+    title: data.title === undefined ? j.name(data.name, '$.name') : j.string(data.title, '$.title'),
+    networks,
+    rows,
+    sweep,
+    ...(webgpu ? { webgpu } : {}),
+    ...(data.workers === undefined ? {} : { workers: j.integer(data.workers, '$.workers', 1) }),
+    repetitions: j.integer(data.repetitions ?? 10, '$.repetitions', 1),
+    warmup: j.integer(data.warmup ?? 2, '$.warmup', 0),
+    seed: j.integer(data.seed ?? 1, '$.seed', 0),
+    alignment: j.integer(data.alignment ?? 64, '$.alignment', 4),
+    quick: {
+      repetitions: j.integer(quick.repetitions ?? 3, '$.quick.repetitions', 1),
+      warmup: j.integer(quick.warmup ?? 1, '$.quick.warmup', 0),
+      ...(quick.webgpuNetworks === undefined ? {} : { webgpuNetworks: j.array(quick.webgpuNetworks, '$.quick.webgpuNetworks').map((n, k) => label(n, `$.quick.webgpuNetworks[${k}]`)) }),
+    },
+    thesis: { citation: j.string(thesis.citation, '$.thesis.citation'), device: j.string(thesis.device, '$.thesis.device'), values },
+  };
+}

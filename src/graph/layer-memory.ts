@@ -1,0 +1,132 @@
+import { elementCount, GraphError, type Graph, type Node } from './ir.ts';
+import { convGeometry, type ConvGeometry } from './window-geometry.ts';
+
+/**
+ * A layer's own memory under a budget (FlexNN's weights and intermediates, beside the
+ * activations), in the form the budgeted executor (src/backends/budgeted/) computes with,
+ * so that the records are exactly what it holds:
+ *
+ * - weights in the form its kernels read, loaded as they are from the weights file: for
+ *   convolutions and FullyConnected the matrix product's packed operand (panels of
+ *   GEMM_PANEL output channels, zero past the last; cpu/kernels/gemm.ts) followed by the
+ *   bias padded to whole panels (zeros where the layer has none), per group; for depthwise
+ *   convolutions the taps [kh*kw][channels] and the bias; for any other op its constants
+ *   as raw float32 values, one after the other;
+ * - intermediates: the im2col buffer of one band of output rows (input slicing, below)
+ *   for convolutions that need one, or the zero-framed input band of a 3x3 depthwise
+ *   convolution (what the SIMD kernel reads); 1x1 convolutions and the matrix products
+ *   read their input where it lies and need none.
+ *
+ * Input slicing (FlexNN, section 3.2): an im2col convolution computes its output in bands
+ * of whole output rows, so that only one band of the flattened input exists at a time. A
+ * band is the fewest rows whose buffer reaches BAND_BYTES, the size the CPU backend's own
+ * im2col tiles have, below which more bands would only add per-band work: "as many
+ * slices as the platform allows".
+ */
+
+/** Output channels per packed panel of the matrix product (cpu/kernels/gemm.ts PANEL; the executor checks they agree). */
+export const GEMM_PANEL = 8;
+
+/** The smallest band of an input-sliced convolution: 256 KiB, the CPU backend's im2col tile. */
+export const BAND_BYTES = 256 * 1024;
+
+const FLOAT = 4;
+
+/** How a convolution runs, which decides its weights' form and its scratch. */
+export type ConvPath = 'pointwise' | 'im2col' | 'depthwise3x3' | 'depthwise';
+
+export interface LayerMemory {
+  /** Bytes of the layer's weights in the executor's form; 0 when it has none. */
+  readonly weightBytes: number;
+  /** Bytes of the layer's intermediate (one band); 0 when it needs none. */
+  readonly scratchBytes: number;
+  /** Convolutions with scratch: output rows per band (across the batch for im2col, per image for depthwise). */
+  readonly bandRows: number;
+  readonly path?: ConvPath;
+}
+
+export function packedFloats(k: number, n: number): number {
+  return Math.ceil(n / GEMM_PANEL) * GEMM_PANEL * k;
+}
+
+/** The bias of n columns padded to whole panels. */
+export function paddedBiasFloats(n: number): number {
+  return Math.ceil(n / GEMM_PANEL) * GEMM_PANEL;
+}
+
+type ConvNode = Extract<Node, { op: 'Conv' }>;
+
+export function convGeometryOf(graph: Graph, node: ConvNode): ConvGeometry {
+  return convGeometry(node, shapeOf(graph, node.inputs[0]), shapeOf(graph, node.outputs[0]), graph.layout);
+}
+
+export function convPath(g: ConvGeometry): ConvPath {
+  if (g.groups === g.c && g.cg === 1) return g.kh === 3 && g.kw === 3 && g.o === g.c ? 'depthwise3x3' : 'depthwise';
+  const pointwise = g.groups === 1 && g.kh === 1 && g.kw === 1 && g.sh === 1 && g.sw === 1 && g.pt === 0 && g.pl === 0 && g.oh === g.h && g.ow === g.w;
+  return pointwise ? 'pointwise' : 'im2col';
+}
+
+/** Rows of the zero-framed input a 3x3 depthwise band of `rows` output rows reads, and the frame's width. */
+export function depthwiseFrame(g: ConvGeometry, rows: number): { rows: number; width: number } {
+  const right = Math.max(0, (g.ow - 1) * g.sw + 2 * g.dw - g.pl - (g.w - 1));
+  return { rows: (rows - 1) * g.sh + 2 * g.dh + 1, width: g.pl + g.w + right };
+}
+
+/** The layer's weights and scratch in the executor's form (see above). */
+export function layerMemory(graph: Graph, node: Node): LayerMemory {
+  if (node.op === 'Conv') return convMemory(graph, node);
+  if (node.op === 'FullyConnected') {
+    requireConstant(graph, node, 1);
+    const [outFeatures, depth] = shapeOf(graph, node.inputs[1]);
+    return { weightBytes: (packedFloats(depth, outFeatures) + paddedBiasFloats(outFeatures)) * FLOAT, scratchBytes: 0, bandRows: 0 };
+  }
+  let raw = 0;
+  for (const name of node.inputs) {
+    const tensor = graph.tensors.get(name);
+    if (tensor?.constant) raw += elementCount(tensor.shape) * FLOAT;
+  }
+  return { weightBytes: raw, scratchBytes: 0, bandRows: 0 };
+}
+
+function convMemory(graph: Graph, node: ConvNode): LayerMemory {
+  requireConstant(graph, node, 1);
+  const g = convGeometryOf(graph, node);
+  const path = convPath(g);
+  if (path === 'depthwise3x3' || path === 'depthwise') {
+    const taps = g.kh * g.kw;
+    const weightBytes = (taps * g.o + g.o) * FLOAT;
+    if (path === 'depthwise') return { weightBytes, scratchBytes: 0, bandRows: 0, path };
+    const bytesOf = (rows: number): number => {
+      const frame = depthwiseFrame(g, rows);
+      return frame.rows * frame.width * g.c * FLOAT;
+    };
+    const bandRows = fewestRowsReaching(g.oh, bytesOf);
+    return { weightBytes, scratchBytes: bytesOf(bandRows), bandRows, path };
+  }
+  const k = g.kh * g.kw * g.cg;
+  const weightBytes = g.groups * (packedFloats(k, g.og) + paddedBiasFloats(g.og)) * FLOAT;
+  if (path === 'pointwise') return { weightBytes, scratchBytes: 0, bandRows: 0, path };
+  const bytesOf = (rows: number): number => rows * g.ow * k * FLOAT;
+  const bandRows = fewestRowsReaching(g.n * g.oh, bytesOf);
+  return { weightBytes, scratchBytes: bytesOf(bandRows), bandRows, path };
+}
+
+/** The fewest rows (at least 1, at most `total`) whose bytes reach BAND_BYTES. */
+function fewestRowsReaching(total: number, bytesOf: (rows: number) => number): number {
+  let rows = 1;
+  while (rows < total && bytesOf(rows) < BAND_BYTES) rows++;
+  return rows;
+}
+
+function requireConstant(graph: Graph, node: Node, input: number): void {
+  const tensor = graph.tensors.get(node.inputs[input]);
+  if (tensor === undefined || !tensor.constant) {
+    throw new GraphError(`node ${node.name} (${node.op}): its weights ${node.inputs[input] || '(none)'} are not a constant; budgeted execution loads constant weights from storage.`);
+  }
+}
+
+function shapeOf(graph: Graph, name: string): readonly number[] {
+  const tensor = graph.tensors.get(name);
+  if (tensor === undefined) throw new GraphError(`tensor ${name} is not in the graph.`);
+  return tensor.shape;
+}

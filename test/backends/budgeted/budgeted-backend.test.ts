@@ -1,0 +1,131 @@
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { PreparedNetwork } from '../../../src/backends/backend.ts';
+import { BackendError } from '../../../src/backends/backend-error.ts';
+import { budgetedBackend } from '../../../src/backends/budgeted/budgeted-backend.ts';
+import type { Loading } from '../../../src/backends/budgeted/load-schedule.ts';
+import { WeightsFile } from '../../../src/backends/budgeted/weights-file.ts';
+import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
+import { budgetedNetwork, type BudgetedNetwork } from '../../../src/graph/budget-records.ts';
+import { executionOrder } from '../../../src/graph/execution-order.ts';
+import { plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { toNchw } from '../../../src/graph/to-nchw.ts';
+import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
+import { findPlanner } from '../../../src/planners/registry.ts';
+import { everyPathNetwork } from './networks.ts';
+
+const graph = weightedGraph(everyPathNetwork(), 'seeded', 7);
+const inputs = seededInputs(graph, 7);
+const files: WeightsFile[] = [];
+afterAll(() => files.forEach((f) => f.dispose()));
+
+async function unbudgeted(): Promise<Map<string, Float32Array>> {
+  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4 });
+  const prepared = await cpuBackend.prepare({ graph: planned, problem, plan: planAndVerify(findPlanner('shared-objects/naive'), problem) });
+  return new Map([...(await prepared.infer(inputs))].map(([n, v]) => [n, v.slice()]));
+}
+
+interface Run {
+  readonly network: BudgetedNetwork;
+  readonly plan: VerifiedResult;
+  readonly prepared: PreparedNetwork;
+  readonly outputs: Map<string, Float32Array>;
+}
+
+async function runBudgeted(planner: string, budget: number | undefined, loading: Loading): Promise<Run> {
+  const network = budgetedNetwork(graph, budget === undefined ? {} : { budget });
+  const plan = planAndVerify(findPlanner(planner), network.problem, { alignment: 64 });
+  expect(plan.valid).toBe(true);
+  const file = new WeightsFile(network, network.graph);
+  files.push(file);
+  const prepared = await budgetedBackend.prepare({
+    graph: network.graph,
+    problem: network.problem,
+    plan,
+    streaming: { weightsFile: file.path, loading, bufferBytes: budget ?? plan.footprint, trace: true },
+  });
+  let outputs = new Map<string, Float32Array>();
+  for (let k = 0; k < 3; k++) outputs = new Map([...(await prepared.infer(inputs))].map(([n, v]) => [n, v.slice()]));
+  return { network, plan, prepared, outputs };
+}
+
+/**
+ * FlexNN's two dependencies, checked on the recorded order: a layer computes after its
+ * weights are loaded, and a load that overwrites bytes some layer uses runs after that
+ * layer when the layer comes before the weight's load step (and before it otherwise).
+ */
+function outOfOrder(run: Run): string[] {
+  const { network, plan, prepared } = run;
+  const { records } = network.problem;
+  const trace = prepared.streamingStats!().trace!;
+  const index = new Map(records.map((r, i) => [r.id, i]));
+  const order = executionOrder(network.graph);
+  const touched = order.map((node) =>
+    [...node.inputs, ...node.outputs, `${node.name}@weights`, `${node.name}@scratch`].flatMap((id) => (index.has(id) ? [index.get(id) as number] : [])),
+  );
+  const overlaps = (a: number, b: number): boolean => plan.offsets[a] < plan.offsets[b] + records[b].size && plan.offsets[b] < plan.offsets[a] + records[a].size;
+  const problems: string[] = [];
+  for (const load of trace.loads) {
+    const loadStep = plan.loadSteps?.[load.record] ?? records[load.record].first;
+    for (const compute of trace.computes) {
+      if (!touched[compute.step].some((r) => overlaps(r, load.record))) continue;
+      const computeFirst = compute.step < loadStep;
+      const fine = computeFirst ? compute.end < load.start : load.end < compute.start;
+      if (!fine) problems.push(`load of ${records[load.record].id} (from operator ${loadStep}) and compute of operator ${compute.step} (${order[compute.step].name}) interleave`);
+    }
+  }
+  return problems;
+}
+
+describe('the budgeted backend', () => {
+  it.each([
+    ['budgeted/flexnn', 48 * 1024, 'overlapped'],
+    ['budgeted/flexnn', 256 * 1024, 'overlapped'],
+    ['budgeted/flexnn-no-preload', 48 * 1024, 'on-demand'],
+    ['offsets/greedy-by-size', 256 * 1024, 'overlapped'],
+    ['offsets/greedy-by-size', undefined, 'on-demand'],
+  ] as const)('%s in %s bytes, %s: outputs bit-identical to every weight resident; loads and computes never touch the same bytes out of order', async (planner, budget, loading) => {
+    const run = await runBudgeted(planner, budget, loading);
+    try {
+      expect(outOfOrder(run)).toEqual([]);
+      expect(bitIdentical(run.outputs, await unbudgeted())).toBe(true);
+      const stats = run.prepared.streamingStats!();
+      expect(stats.ioStallMs).toHaveLength(3);
+      expect(stats.loads).toBe(run.network.problem.records.filter((r) => r.kind === 'weight').length);
+      expect(stats.bytesLoaded).toBe(run.network.problem.records.filter((r) => r.kind === 'weight').reduce((a, r) => a + r.size, 0));
+      // The buffer is the budget (or the plan's footprint), rounded up to whole pages after the kernels' 64 bytes.
+      expect(run.prepared.memory().intermediates).toBe(Math.ceil((64 + (budget ?? run.plan.footprint)) / 65536) * 65536);
+    } finally {
+      run.prepared.dispose();
+    }
+  });
+
+  it('preloads weights under a roomy budget: loads then run ahead of the layers before them', async () => {
+    const run = await runBudgeted('budgeted/flexnn', 256 * 1024, 'overlapped');
+    onTestFinished(() => run.prepared.dispose());
+    const { records } = run.network.problem;
+    const preloaded = records.filter((r, i) => r.kind === 'weight' && (run.plan.loadSteps?.[i] ?? r.first) < r.first);
+    expect(preloaded.length).toBeGreaterThan(0);
+    const trace = run.prepared.streamingStats!().trace!;
+    const computeStart = (step: number) => trace.computes[step].start;
+    // At least one load finished before the layer just before its own had started.
+    expect(trace.loads.some((l) => records[l.record].first > 0 && l.end < computeStart(records[l.record].first - 1))).toBe(true);
+  });
+
+  it('refuses what it cannot run, in one sentence', async () => {
+    const network = budgetedNetwork(graph, {});
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), network.problem, { alignment: 64 });
+    await expect(budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan })).rejects.toThrow(/budgeted plans with a weights file/);
+    const nchw = budgetedNetwork(toNchw(graph), {});
+    const nchwPlan = planAndVerify(findPlanner('offsets/greedy-by-size'), nchw.problem, { alignment: 64 });
+    await expect(budgetedBackend.prepare({ graph: nchw.graph, problem: nchw.problem, plan: nchwPlan, streaming: { weightsFile: '/dev/zero', loading: 'overlapped', bufferBytes: nchwPlan.footprint } })).rejects.toThrow(BackendError);
+  });
+
+  it('says why when the weights file cannot be read', async () => {
+    const network = budgetedNetwork(graph, {});
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), network.problem, { alignment: 64 });
+    const prepared = await budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan, streaming: { weightsFile: '/nonexistent/weights.bin', loading: 'overlapped', bufferBytes: plan.footprint } });
+    onTestFinished(() => prepared.dispose());
+    await expect(prepared.infer(inputs)).rejects.toThrow(/the loader thread failed: ENOENT/);
+  });
+});

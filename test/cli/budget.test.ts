@@ -1,0 +1,71 @@
+import { describe, it } from 'vitest';
+import { memplan, userErrorLine } from './run-memplan.ts';
+
+interface PlanJson {
+  budget: number;
+  minBudget?: number;
+  results: { planner: string; footprint: number; valid: boolean; offsets: number[]; loadSteps?: number[] }[];
+}
+
+describe.concurrent('memplan plan --budget', () => {
+  it('prints a verified FlexNN plan of weights, activations and scratch within the budget', async ({ expect }) => {
+    const run = await memplan('plan', 'zoo:mobilenet-v2', '--budget', '8MiB', '--planner', 'budgeted/flexnn', '--json');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as PlanJson;
+    expect(report.budget).toBe(8 * 2 ** 20);
+    const [result] = report.results;
+    expect(result.planner).toBe('budgeted/flexnn');
+    expect(result.valid).toBe(true);
+    expect(result.footprint).toBeLessThanOrEqual(8 * 2 ** 20);
+    expect(result.loadSteps).toHaveLength(result.offsets.length);
+  });
+
+  it('rejects sizes it cannot read with one line', async ({ expect }) => {
+    for (const value of ['abc', '12XB', '-3MiB', '0', '0.5B']) {
+      const line = userErrorLine(await memplan('plan', 'zoo:mobilenet-v2', `--budget=${value}`));
+      expect(line).toMatch(/^memplan: --budget/);
+    }
+  });
+
+  it('names the layer and the smallest budget that works when the budget is too small', async ({ expect }) => {
+    const line = userErrorLine(await memplan('plan', 'zoo:mobilenet-v2', '--budget', '2MiB', '--planner', 'budgeted/flexnn'));
+    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
+  });
+
+  it('finds the smallest budget: its plan is verified, and one alignment step below it is infeasible', async ({ expect }) => {
+    const run = await memplan('plan', 'zoo:mobilenet-v2?input=96', '--find-min-budget', '--align', '64', '--json');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as PlanJson;
+    expect(report.minBudget).toBe(report.budget);
+    expect(report.results[0].valid).toBe(true);
+    expect(report.results[0].footprint).toBeLessThanOrEqual(report.budget);
+    const below = await memplan('plan', 'zoo:mobilenet-v2?input=96', '--budget', String(report.budget - 64), '--align', '64', '--planner', 'budgeted/flexnn');
+    expect(userErrorLine(below)).toMatch(new RegExp(`the smallest budget that works is [\\d.]+ MiB \\(${report.budget} bytes\\)`));
+  });
+
+  it('plans a record file within a budget too, and says when another planner overruns it', async ({ expect }) => {
+    const run = await memplan('plan', 'examples/paper-example.json', '--budget', '1KiB', '--planner', 'offsets/greedy-by-size', '--json');
+    expect(run.status).toBe(0);
+    expect((JSON.parse(run.stdout) as PlanJson).results[0].valid).toBe(true);
+    const over = await memplan('plan', 'examples/paper-example.json', '--budget', '64B', '--planner', 'offsets/greedy-by-size');
+    expect(over.status).toBe(1);
+    expect(over.stderr).toMatch(/over the budget of 64/);
+  });
+});
+
+describe.concurrent('memplan exec --budget', () => {
+  it('streams the weights through one buffer and matches the unbudgeted outputs', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '1MiB', '--repetitions', '1', '--warmup', '0', '--json');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as { planner: string; budget: number; footprint: number; matchesUnbudgeted: boolean; loading: string; bytesLoaded: number };
+    expect(report).toMatchObject({ planner: 'budgeted/flexnn', budget: 2 ** 20, matchesUnbudgeted: true, loading: 'overlapped' });
+    expect(report.footprint).toBeLessThanOrEqual(2 ** 20);
+  });
+
+  it('rejects a loading it does not know and a budget with another backend', async ({ expect }) => {
+    expect(userErrorLine(await memplan('exec', 'zoo:mobilenet-v2', '--budget', '12MiB', '--loading', 'sideways'))).toMatch(/--loading must be one of overlapped, on-demand/);
+    expect(userErrorLine(await memplan('exec', 'zoo:mobilenet-v2', '--budget', '12MiB', '--backend', 'webgpu'))).toMatch(/--budget runs the budgeted backend/);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { Graph, Node } from '../../src/graph/ir.ts';
+import { BAND_BYTES, convGeometryOf, depthwiseFrame, GEMM_PANEL, layerMemory } from '../../src/graph/layer-memory.ts';
+import { NetworkBuilder } from '../../src/models/builder.ts';
+
+function network(): Graph {
+  const b = new NetworkBuilder('records');
+  let x = b.input('input', [1, 32, 32, 8]);
+  x = b.conv('stem', x, { out: 16, kernel: 3, stride: 2, activation: 'relu' });
+  x = b.depthwise('dw', x, { kernel: 3, activation: 'relu6' });
+  x = b.conv('project', x, { out: 32, kernel: 1 });
+  x = b.add('add', x, x);
+  x = b.globalAveragePool('pool', x);
+  x = b.dense('fc', x, 300);
+  return b.build([b.softmax('softmax', x)]);
+}
+
+describe('layer memory', () => {
+  const graph = network();
+  const node = (name: string) => graph.nodes.find((n) => n.name === name)!;
+  const conv = (name: string) => node(name) as Extract<Node, { op: 'Conv' }>;
+
+  it('sizes weights in the packed form: panels of output channels over k, then the padded bias', () => {
+    const panels = (n: number) => Math.ceil(n / GEMM_PANEL) * GEMM_PANEL;
+    expect(layerMemory(graph, node('stem')).weightBytes).toBe(panels(16) * (3 * 3 * 8 + 1) * 4);
+    expect(layerMemory(graph, node('project')).weightBytes).toBe(panels(32) * (16 + 1) * 4);
+    expect(layerMemory(graph, node('fc')).weightBytes).toBe(panels(300) * (32 + 1) * 4);
+    expect(layerMemory(graph, node('dw')).weightBytes).toBe((9 * 16 + 16) * 4);
+    expect(layerMemory(graph, node('add')).weightBytes).toBe(0);
+  });
+
+  it('gives an im2col convolution a band of whole output rows, the fewest that reach the band size', () => {
+    const stem = layerMemory(graph, node('stem'));
+    const g = convGeometryOf(graph, conv('stem'));
+    const rowBytes = g.ow * 3 * 3 * 8 * 4;
+    expect(stem.path).toBe('im2col');
+    expect(stem.scratchBytes).toBe(stem.bandRows * rowBytes);
+    expect(stem.bandRows === g.oh || stem.scratchBytes >= BAND_BYTES).toBe(true);
+    expect((stem.bandRows - 1) * rowBytes).toBeLessThan(BAND_BYTES);
+  });
+
+  it('gives a 3x3 depthwise convolution a zero-framed band of input rows, and a 1x1 convolution nothing', () => {
+    const dw = layerMemory(graph, node('dw'));
+    const g = convGeometryOf(graph, conv('dw'));
+    const frame = depthwiseFrame(g, dw.bandRows);
+    expect(dw.path).toBe('depthwise3x3');
+    expect(frame.width).toBe(g.w + 2);
+    expect(frame.rows).toBe(dw.bandRows + 2);
+    expect(dw.scratchBytes).toBe(frame.rows * frame.width * g.c * 4);
+    expect(layerMemory(graph, node('project'))).toMatchObject({ path: 'pointwise', scratchBytes: 0 });
+  });
+});
+

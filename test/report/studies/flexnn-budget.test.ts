@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { MemoryReport } from '../../../src/backends/execute.ts';
+import { ResultStore } from '../../../src/experiments/result-store.ts';
+import type { FlexnnBudgetConfig } from '../../../src/experiments/studies/flexnn-budget-config.ts';
+import type { BudgetCell, Method } from '../../../src/experiments/studies/flexnn-budget.ts';
+import { reportStudy } from '../../../src/report/study-reports.ts';
+import '../../../src/report/studies/index.ts';
+
+const MiB = 2 ** 20;
+let dir = '';
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+function memory(peakMiB: number): MemoryReport {
+  return { planned: 0, intermediates: 0, io: 0, weights: 0, scratch: 0, baselineRss: 90 * MiB, peakRss: (90 + peakMiB) * MiB, peakRssDelta: peakMiB * MiB, rest: 0, method: 'test' };
+}
+
+function cell(network: string, method: Method, budgetMiB: number | null, meanMs: number, peakMiB: number, part: BudgetCell['part'] = budgetMiB === null ? 'baseline' : 'budgets'): BudgetCell {
+  return { network, source: 'zoo:x', method, part, budget: budgetMiB === null ? null : budgetMiB * MiB, planner: 'p', feasible: true, footprint: (budgetMiB ?? peakMiB) * MiB, meanLatencyMs: meanMs, medianLatencyMs: meanMs, ioStallMs: 1, bytesLoaded: 200 * MiB, preloaded: 3, memory: memory(peakMiB), matchesUnbudgeted: true };
+}
+
+const config = {
+  name: 'flexnn-budget',
+  title: 'FlexNN here',
+  repetitions: 8,
+  warmup: 4,
+  seed: 1,
+  ablation: { networks: ['ResNet-152'], budgetsMiB: [100] },
+  quick: { networks: [], ablation: { networks: [], budgetsMiB: [] }, repetitions: 1, warmup: 0 },
+  paper: { citation: 'FlexNN', device: 'Pixel 6 Pro', network: 'ResNet-152', memorySaved: 0.9381, latencyAdded: 0.0364 },
+} as unknown as FlexnnBudgetConfig;
+
+const CELLS: BudgetCell[] = [
+  cell('ResNet-152', 'default', null, 1000, 400),
+  cell('ResNet-152', 'on-demand', null, 1300, 60),
+  { network: 'ResNet-152', source: 'zoo:x', method: 'flexnn', part: 'budgets', budget: 20 * MiB, planner: 'budgeted/flexnn', feasible: false, reason: 'cannot fit', smallestBudget: 30 * MiB },
+  cell('ResNet-152', 'flexnn', 40, 1050, 40),
+  cell('ResNet-152', 'flexnn', 100, 1010, 100),
+  cell('ResNet-152', 'flexnn-no-preload', 100, 1200, 100, 'ablation'),
+  { network: 'ResNet-152', source: 'zoo:x', method: 'flexnn-no-planning', part: 'ablation', budget: 100 * MiB, planner: 'offsets/greedy-by-size', feasible: false, reason: 'over the budget', smallestBudget: null },
+];
+
+describe('the flexnn-budget report', () => {
+  it("tabulates every method and budget, infeasible ones included, and sets FlexNN's headline beside ours, computed the same way", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'memplan-flexnn-report-'));
+    const store = await ResultStore.create(dir, 'flexnn-budget', 'run');
+    const info = { study: 'flexnn-budget', config, quick: false, machine: { cpu: 'test cpu', cores: 2 } };
+    await store.writeRunInfo(info);
+    for (const c of CELLS) await store.append(c);
+    const { markdown, files } = await reportStudy(store.dir, 'flexnn-budget', info);
+    expect(markdown).toContain('| FlexNN | 20.0 | infeasible (smallest budget that works: 30.0 MiB) |');
+    expect(markdown).toContain('| FlexNN | 40.0 | 1050.0 | 1050.0 | 40.0 | 40.0 | 1.0 | 200.0 | 3 | identical |');
+    expect(markdown).toContain('| ResNet-152 | 100 | 1010.0 ms, 100.0 MiB | 1200.0 ms, 100.0 MiB | infeasible |');
+    // The smallest feasible budget (40 MiB) against default: 1 - 40/400 saved, 1050/1000 - 1 added.
+    expect(markdown).toContain('| ResNet-152 | 400.0 | 1000.0 | 40.0 | 40.0 | 1050.0 | 90.00% | +5.00% |');
+    expect(markdown).toContain("| ResNet-152: FlexNN's paper (Pixel 6 Pro) | | | | | | 93.81% | +3.64% |");
+    expect(markdown).toMatch(/ResNet-152: 90\.00% less memory for \+5\.00% latency here, against FlexNN's 93\.81% for \+3\.64% \(Pixel 6 Pro\): the memory saving holds in direction, the latency cost holds\./);
+    expect(markdown).toContain('Every measured output is bit-identical');
+    expect(files.some((f) => f.endsWith('flexnn-budget-latency.png'))).toBe(true);
+  });
+});
