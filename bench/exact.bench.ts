@@ -1,31 +1,46 @@
 /**
- * The exact-planning benchmark (`npm run bench:exact`): issue 7's targets, each checked on
- * this machine and reported as met or not. Every plan goes through the verifier.
+ * The exact-planning benchmark (`npm run bench:exact`): issue 7's and issue 18's targets,
+ * each checked on this machine and reported as met or not. Every plan goes through the
+ * verifier.
  *
- *   npm run bench:exact -- [--instance NAME-SUBSTRING]... [--traces DIR] [--quick]
+ *   npm run bench:exact -- [--group NAME]... [--instance NAME-SUBSTRING]... [--traces DIR]
+ *                          [--planted-seeds 1,2,3] [--quick]
  *
- * - offsets/exact proves the optimum of the six zoo networks, each in under 10 s;
- * - MiniMalloc A, B, E-I, K at 1048576 bytes and C at 1039360, each within 60 s; for D
+ * Groups (all by default):
+ * - zoo: offsets/exact proves the optimum of the six zoo networks, each in under 10 s;
+ * - minimalloc: A, B, E-I, K at 1048576 bytes and C at 1039360, each within 60 s; for D
  *   and J, the best arena found and the best bound proven in 60 s;
- * - bert_base, bert_large, pangu_2.6B, pangu_13B (idealloc): the peak bound reached or the
+ * - idealloc: bert_base, bert_large, pangu_2.6B, pangu_13B: the peak bound reached or the
  *   optimum proven within 60 s;
- * - every omnimalloc-small instance optimal in under 1 s;
- * - offsets/search within 5% of the best known arena on MiniMalloc A-K in 10 s each.
+ * - omnimalloc-small: every instance optimal in under 1 s;
+ * - search: offsets/search within 5% of the best known arena on MiniMalloc A-K in 10 s;
+ * - planted: the planted suite (core/planted.ts; --planted-seeds picks other seeds, e.g.
+ *   seeds never tuned on): offsets/exact and offsets/search run once for 60 s each,
+ *   their arena over the optimum read off their trajectories at 1, 10 and 60 s, beside
+ *   the instant heuristics; target: offsets/exact within 1.05x at 60 s at 1000 records;
+ * - y1: planning time of every heuristic of the registry on Y_1 (62,185 records), as a
+ *   ratio to Greedy by Size's time in the same run.
  *
  * --quick divides every time limit by 10 (a smoke run; targets are then not judged).
- * stdout: one table per group with a verdict per row; bench/out/exact.csv: every row.
+ * stdout: one table with a verdict per row, then the planted and Y_1 tables; bench/out/
+ * exact.csv, exact-planted.csv (and .md: the tables for results/quality-vs-time/) and
+ * exact-y1.csv: every row.
  * Exit code 1 when a plan is invalid, 2 on bad arguments.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
+import { geometricMean } from 'simple-statistics';
 import { lowerBounds } from '../src/core/bounds.ts';
+import { PLANTED_HEIGHT, plantedSuite, type PlantedInstance } from '../src/core/planted.ts';
 import type { Problem } from '../src/core/problem.ts';
 import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { loadProblem } from '../src/io/source.ts';
+import { footprintAt, keepingTrajectory, type TrajectoryPoint } from '../src/planners/offsets/exact/trajectory.ts';
 import { planAndVerify, type VerifiedResult } from '../src/planners/plan-and-verify.ts';
-import { findPlanner } from '../src/planners/registry.ts';
+import { beyondLimit } from '../src/planners/planner.ts';
+import { findPlanner, PLANNERS } from '../src/planners/registry.ts';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
@@ -96,14 +111,18 @@ function targets(): Target[] {
   return list;
 }
 
+const GROUPS = ['zoo', 'minimalloc', 'idealloc', 'omnimalloc-small', 'search', 'planted', 'y1'] as const;
+
 interface Options {
+  groups: string[];
   instances: string[];
   traces: string;
   quick: boolean;
+  plantedSeeds: number[] | undefined;
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { instances: [], traces: resolve(REPO_ROOT, '..', 'shared', 'traces'), quick: false };
+  const options: Options = { groups: [], instances: [], traces: resolve(REPO_ROOT, '..', 'shared', 'traces'), quick: false, plantedSeeds: undefined };
   for (let k = 0; k < argv.length; k++) {
     const flag = argv[k];
     const value = (): string => {
@@ -112,10 +131,19 @@ function parseArguments(argv: readonly string[]): Options {
       return next;
     };
     if (flag === '--instance') options.instances.push(value());
+    else if (flag === '--group') {
+      const group = value();
+      if (!(GROUPS as readonly string[]).includes(group)) fail(`unknown group "${group}"; groups: ${GROUPS.join(', ')}.`);
+      options.groups.push(group);
+    } else if (flag === '--planted-seeds') {
+      const seeds = value().split(',').map(Number);
+      if (seeds.some((x) => !Number.isSafeInteger(x) || x < 0)) fail('--planted-seeds takes whole numbers >= 0, separated by commas.');
+      options.plantedSeeds = seeds;
+    }
     else if (flag === '--traces') options.traces = resolve(value());
     else if (flag === '--quick') options.quick = true;
     else if (flag === '--help' || flag === '-h') {
-      console.log('usage: npm run bench:exact -- [--instance NAME-SUBSTRING]... [--traces DIR] [--quick]');
+      console.log(`usage: npm run bench:exact -- [--group ${GROUPS.join('|')}]... [--instance NAME-SUBSTRING]... [--traces DIR] [--planted-seeds 1,2,3] [--quick]`);
       process.exit(0);
     } else fail(`unknown argument "${flag}".`);
   }
@@ -134,7 +162,8 @@ async function main(): Promise<void> {
   /** Best arena offsets/exact found per MiniMalloc instance: the yardstick of offsets/search. */
   const bestKnown = new Map<string, number>();
   let invalid = false;
-  const chosen = targets().filter((t) => options.instances.length === 0 || options.instances.some((s) => t.instance.includes(s)));
+  const wanted = (group: string): boolean => options.groups.length === 0 || options.groups.includes(group);
+  const chosen = targets().filter((t) => wanted(t.group) && (options.instances.length === 0 || options.instances.some((s) => t.instance.includes(s))));
   for (const [index, target] of chosen.entries()) {
     const source = target.source(options.traces);
     if (!source.startsWith('zoo:') && !existsSync(source)) {
@@ -164,12 +193,126 @@ async function main(): Promise<void> {
     });
   }
   const columns = ['group', 'instance', 'planner', 'records', 'arena', 'peakBound', 'provenBound', 'optimal', 'overPeak', 'seconds', 'target', 'met'];
-  console.log(`| ${columns.join(' | ')} |\n|${columns.map(() => '---').join('|')}|`);
-  for (const row of rows) console.log(`| ${columns.map((c) => String(row[c])).join(' | ')} |`);
-  const judged = rows.filter((r) => r.met === 'yes' || r.met === 'NO');
-  console.log(`\ntargets met: ${judged.filter((r) => r.met === 'yes').length} of ${judged.length}`);
-  await writeFileAtomic(join(OUT_DIR, 'exact.csv'), stringify([columns, ...rows.map((row) => columns.map((c) => row[c]))]));
+  if (rows.length > 0) {
+    console.log(`| ${columns.join(' | ')} |\n|${columns.map(() => '---').join('|')}|`);
+    for (const row of rows) console.log(`| ${columns.map((c) => String(row[c])).join(' | ')} |`);
+    const judged = rows.filter((r) => r.met === 'yes' || r.met === 'NO');
+    console.log(`\ntargets met: ${judged.filter((r) => r.met === 'yes').length} of ${judged.length}`);
+    await writeFileAtomic(join(OUT_DIR, 'exact.csv'), stringify([columns, ...rows.map((row) => columns.map((c) => row[c]))]));
+  }
+  if (wanted('planted') && !(await plantedGroup(options, scale))) invalid = true;
+  if (wanted('y1') && !(await y1Group(options))) invalid = true;
   if (invalid) process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------------------- planted suite
+
+/** Searches of the planted group (run once each, for 60 s) and the heuristics shown beside them. */
+const PLANTED_SEARCHES = ['offsets/exact', 'offsets/search'] as const;
+const PLANTED_HEURISTICS = ['offsets/greedy-by-size', 'offsets/strip-packing-best-fit', 'offsets/best-of'] as const;
+/** Where the trajectories are read (seconds; the last is the time limit). */
+const READ_AT_S = [1, 10, 60] as const;
+
+/**
+ * Each planted instance: every heuristic once, each search once for 60 s (scaled), its
+ * arena over the optimum read off its trajectory at 1, 10 and 60 s. Returns false when a
+ * plan was invalid.
+ */
+async function plantedGroup(options: Options, scale: number): Promise<boolean> {
+  const instances = plantedSuite(options.plantedSeeds).filter((p) => options.instances.length === 0 || options.instances.some((s) => plantedName(p).includes(s)));
+  const rows: Record<string, string | number>[] = [];
+  let valid = true;
+  for (const [index, instance] of instances.entries()) {
+    const problem = await loadProblem(instance.source);
+    if (lowerBounds(problem).offsets !== PLANTED_HEIGHT) throw new Error(`${instance.source}: the max-breadth bound is not the planted optimum; the generator is broken.`);
+    for (const id of [...PLANTED_HEURISTICS, ...PLANTED_SEARCHES]) {
+      const searches = (PLANTED_SEARCHES as readonly string[]).includes(id);
+      process.stderr.write(`[planted ${index + 1}/${instances.length}] ${id} on ${plantedName(instance)}${searches ? ` (limit ${60 * scale} s)` : ''}\n`);
+      const trajectories = new Map<string, readonly TrajectoryPoint[]>();
+      const result = planAndVerify(keepingTrajectory(findPlanner(id), trajectories), problem, { timeLimitMs: 60_000 * scale, seed: 1 });
+      valid &&= result.valid;
+      const trajectory = trajectories.get(id);
+      // The last reading is the answer (its trajectory point may fall a little past the limit).
+      const at = (s: number): number => (trajectory === undefined || s === READ_AT_S[READ_AT_S.length - 1] ? result.footprint : footprintAt(trajectory, s * 1000 * scale)) / PLANTED_HEIGHT;
+      rows.push({
+        family: instance.family,
+        records: instance.n,
+        seed: instance.seed,
+        planner: id,
+        ...Object.fromEntries(READ_AT_S.map((s) => [`at${s}s`, at(s).toFixed(4)])),
+        final: (result.footprint / PLANTED_HEIGHT).toFixed(4),
+        optimal: result.optimal === undefined ? '' : String(result.optimal),
+        seconds: (result.timeMs / 1000).toFixed(2),
+        valid: result.valid ? 'yes' : 'INVALID PLAN',
+      });
+    }
+  }
+  const columns = ['family', 'records', 'seed', 'planner', ...READ_AT_S.map((s) => `at${s}s`), 'final', 'optimal', 'seconds', 'valid'];
+  const lines: string[] = [];
+  lines.push(`Planted suite: arena over the optimum (${PLANTED_HEIGHT} bytes) at ${READ_AT_S.map((s) => `${s * scale} s`).join(', ')}, read off one run per search.`, '');
+  // Geometric means per size and planner, then the target at 1000 records, then every row.
+  lines.push(`| records | planner | ${READ_AT_S.map((s) => `at ${s * scale} s`).join(' | ')} | proven |`, `|---|---|${READ_AT_S.map(() => '---:').join('|')}|---:|`);
+  for (const n of [...new Set(rows.map((r) => r.records))]) {
+    for (const id of [...PLANTED_HEURISTICS, ...PLANTED_SEARCHES]) {
+      const own = rows.filter((r) => r.records === n && r.planner === id);
+      const means = READ_AT_S.map((s) => geometricMean(own.map((r) => Number(r[`at${s}s`]))).toFixed(4));
+      const proven = own.filter((r) => r.optimal === 'true').length;
+      lines.push(`| ${n} | ${id} | ${means.join(' | ')} | ${own[0].optimal === '' ? '' : `${proven} of ${own.length}`} |`);
+    }
+  }
+  const judged = rows.filter((r) => r.records === 1000 && r.planner === 'offsets/exact');
+  if (scale === 1 && judged.length > 0) {
+    const met = judged.filter((r) => Number(r.at60s) <= 1.05).length;
+    lines.push('', `Target (offsets/exact within 1.05x of the optimum at 60 s, 1000 records): met on ${met} of ${judged.length}.`);
+  }
+  lines.push('', `| ${columns.join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`);
+  for (const row of rows) lines.push(`| ${columns.map((c) => String(row[c])).join(' | ')} |`);
+  console.log(`\n${lines.join('\n')}`);
+  await writeFileAtomic(join(OUT_DIR, 'exact-planted.md'), `${lines.join('\n')}\n`);
+  await writeFileAtomic(join(OUT_DIR, 'exact-planted.csv'), stringify([columns, ...rows.map((row) => columns.map((c) => row[c]))]));
+  return valid;
+}
+
+function plantedName(p: PlantedInstance): string {
+  return `planted-${p.family}-${p.n}-s${p.seed}`;
+}
+
+// ---------------------------------------------------------------------------- Y_1 heuristics
+
+/**
+ * Every heuristic of the registry (no searches; none refused for size) on Y_1, the largest
+ * trace: planning time of one verified plan and two more plans, the median, as a ratio to
+ * offsets Greedy by Size's median in the same run (machines differ in speed, less in
+ * ratios). Returns false when a plan was invalid.
+ */
+async function y1Group(options: Options): Promise<boolean> {
+  const source = join(options.traces, 'idealloc', 'Y_1.csv');
+  if (!existsSync(source)) {
+    process.stderr.write(`bench:exact: skipping y1: ${source} is absent.\n`);
+    return true;
+  }
+  const problem = await loadProblem(source);
+  const bounds = lowerBounds(problem);
+  const rows: { planner: string; ms: number; footprint: number; valid: boolean }[] = [];
+  for (const planner of PLANNERS) {
+    if (planner.searches || beyondLimit(planner, problem.records.length) !== undefined) continue;
+    process.stderr.write(`[y1] ${planner.id} on Y_1 (${problem.records.length} records)\n`);
+    const result = planAndVerify(planner, problem, { bounds });
+    const times = [result.timeMs];
+    for (let k = 0; k < 2; k++) {
+      const started = performance.now();
+      planner.plan(problem, {});
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    rows.push({ planner: planner.id, ms: times[1], footprint: result.footprint, valid: result.valid });
+  }
+  const reference = rows.find((r) => r.planner === 'offsets/greedy-by-size')?.ms ?? NaN;
+  console.log(`\nY_1 (${problem.records.length} records): planning time of the heuristics, median of 3, and over offsets/greedy-by-size's\n`);
+  console.log('| planner | ms | x greedy-by-size | footprint / bound | valid |\n|---|---:|---:|---:|---|');
+  for (const r of rows) console.log(`| ${r.planner} | ${r.ms.toFixed(1)} | ${(r.ms / reference).toFixed(2)} | ${(r.footprint / (r.planner.startsWith('offsets/') ? bounds.offsets : bounds.sharedObjects)).toFixed(4)} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`);
+  await writeFileAtomic(join(OUT_DIR, 'exact-y1.csv'), stringify([['planner', 'ms', 'ratioToGreedyBySize', 'footprint'], ...rows.map((r) => [r.planner, r.ms.toFixed(2), (r.ms / reference).toFixed(3), r.footprint])]));
+  return rows.every((r) => r.valid);
 }
 
 await main();

@@ -2,6 +2,7 @@ import type { Problem } from '../core/problem.ts';
 import type { Graph } from '../graph/ir.ts';
 import type { Steps } from '../graph/schedule.ts';
 import type { VerifiedResult } from '../planners/plan-and-verify.ts';
+import type { ExecuteOptions, ExecuteReport } from './execute.ts';
 
 /** What a backend says about where it ran: recorded with every measurement. */
 export interface DeviceInfo {
@@ -50,6 +51,11 @@ export interface PreparedNetwork {
   readonly lastDeviceMs?: number | undefined;
   /** Backends that run a step's operators at once (cpu-parallel): the pool and its step timings. */
   readonly parallel?: ParallelRun;
+  /**
+   * Runs one inference, timing every operator (its outputs are not returned): for a trace
+   * of the run (`memplan exec --trace`). Absent where the backend cannot time its operators.
+   */
+  trace?(inputs: ReadonlyMap<string, Float32Array>): Promise<OperatorSpan[]>;
   /** Streaming backends (budgeted): what loading weights cost so far. */
   streamingStats?(): StreamingStats;
   dispose(): void;
@@ -88,6 +94,25 @@ export interface StreamingStats {
     readonly loads: readonly { readonly record: number; readonly start: number; readonly end: number }[];
     readonly computes: readonly { readonly step: number; readonly start: number; readonly end: number }[];
   };
+}
+
+/** One operator of a traced inference: where it ran and when (ms since the Unix epoch, the clock every thread shares). */
+export interface OperatorSpan {
+  /** The node; for a load, the weight record it reads. */
+  readonly node: string;
+  /** The node's op; 'load' for a loader thread's read of weights (the budgeted executor). */
+  readonly op: string;
+  /** Its step in the plan's problem (a load: the step of the layer it reads for). */
+  readonly step: number;
+  /** The thread that ran it: 'compute', 'loader', 'worker 1', ... */
+  readonly thread: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Now, on the clock every thread of the process shares (performance.now is per thread). */
+export function sharedClock(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** A prepared network that runs the operators of a step at once on a pool of threads. */
@@ -145,4 +170,10 @@ export interface Backend {
    */
   open?(): Promise<void>;
   prepare(request: PrepareRequest): Promise<PreparedNetwork>;
+  /**
+   * Backends that measure a whole job where they run, outside this machine's processes (a
+   * browser page): executeGraph hands them the job and returns their report, instead of
+   * measuring `prepare`d networks in an isolated process.
+   */
+  execute?(source: Graph, options: ExecuteOptions): Promise<ExecuteReport>;
 }

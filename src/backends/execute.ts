@@ -4,7 +4,8 @@ import { planOf } from '../planners/fixed-planner.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import type { Planner } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
-import type { Backend, DeviceInfo } from './backend.ts';
+import type { Problem } from '../core/problem.ts';
+import type { Backend, DeviceInfo, OperatorSpan } from './backend.ts';
 import { measureIsolated, type WeightsSource } from './isolation/isolated.ts';
 import type { MeasureResult } from './isolation/measure-job.ts';
 import { summarizeLatency, type LatencySummary } from './latency.ts';
@@ -33,11 +34,21 @@ export interface ExecuteOptions {
   readonly peer?: boolean;
   /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
   readonly workers?: number;
+  /** The browser backend: the browser to start (a path or a name on PATH); default the first found. */
+  readonly browser?: string;
   /**
    * The outputs of naiveReference for this network and seed, to compare with instead of
    * running the reference again (a study that runs many plans of one network runs it once).
    */
   readonly reference?: ReadonlyMap<string, Float32Array>;
+  /** Also time every operator of one more inference (the report's `timeline`: memplan exec --trace). */
+  readonly timeline?: boolean;
+}
+
+/** One traced inference: its operators (and loads) and the problem whose records they ran in. */
+export interface Timeline {
+  readonly spans: readonly OperatorSpan[];
+  readonly problem: Problem;
 }
 
 /** onnxruntime-node beside our executor: its latency, ours over its, and how far outputs differ. */
@@ -75,6 +86,11 @@ export interface MemoryReport {
   readonly rest: number;
   /** How the peak was read, and that it was read in an isolated process. */
   readonly method: string;
+  /**
+   * Figures the backend cannot measure where it runs (a browser page cannot read its
+   * process's memory): NaN here, null in JSON, never estimated.
+   */
+  readonly unavailable?: readonly ('baselineRss' | 'peakRss' | 'peakRssDelta' | 'rest')[];
   /** Device backends: device buffers by what they hold (the figures above are these, for a device). */
   readonly device?: { readonly intermediates: number; readonly io: number; readonly weights: number; readonly other: number };
 }
@@ -100,6 +116,8 @@ export interface ExecuteReport {
   readonly peer?: PeerReport;
   /** A backend that runs a step's operators at once (cpu-parallel): its steps, their timings, and how busy its workers were. */
   readonly parallel?: ParallelReport;
+  /** With the `timeline` option: every operator of one inference, where the backend can time them (not part of exec's JSON). */
+  readonly timeline?: Timeline;
 }
 
 /** The memory report of a measured process's result. */
@@ -155,6 +173,8 @@ export async function naiveReference(source: Graph, options: Omit<ExecuteOptions
  * come from: a plan holds only for the order it was made for.
  */
 export async function executeGraph(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
+  // A backend that measures whole jobs where it runs (a browser page) takes the job as it is.
+  if (options.backend.execute !== undefined) return options.backend.execute(source, options);
   const weightsKind = options.weights ?? 'seeded';
   const weighted = harnessGraph(source, weightsKind, options.seed, options.peer === true);
   const records: RecordOptions = { ...options.records, elementSize: 4 };
@@ -166,7 +186,7 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
   const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
   const job = { records, alignment, backend: options.backend.kind, seed: options.seed };
   const workers = options.workers === undefined ? {} : { workers: options.workers };
-  const measured = await measureIsolated(weighted, weights, { ...job, ...workers, planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
+  const measured = await measureIsolated(weighted, weights, { ...job, ...workers, ...(options.timeline ? { timeline: true } : {}), planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
   let matchesNaive: boolean | null = null;
   if (options.reference !== undefined) matchesNaive = bitIdentical(measured.outputs, options.reference);
   else if (options.verifyByExecution ?? true) matchesNaive = bitIdentical(measured.outputs, await naiveReference(source, options));
@@ -191,5 +211,6 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
     device: measured.device,
     ...(peer ? { peer } : {}),
     ...(measured.parallel ? { parallel: parallelReport(measured.parallel) } : {}),
+    ...(measured.spans ? { timeline: { spans: measured.spans, problem } } : {}),
   };
 }

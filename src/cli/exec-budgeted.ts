@@ -22,6 +22,8 @@ export interface BudgetedExecArgs {
   readonly records: RecordOptions;
   readonly alignment: number;
   readonly json: boolean;
+  /** Also time one more inference's steps and loads (the report's timeline, for --trace). */
+  readonly timeline?: boolean;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
       weights: args.weights,
       records: args.records,
       alignment: args.alignment,
+      ...(args.timeline ? { timeline: true } : {}),
     });
   } catch (error) {
     if (!(error instanceof InfeasibleBudgetError) || args.budget === undefined) throw error;
@@ -53,7 +56,8 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
     throw new InfeasibleBudgetError(`${args.source}: ${args.planner.id}${where} in a budget of ${mib(args.budget)} MiB (${args.budget} bytes); ${tail}.`, error.step, error.records, args.budget, smallest);
   }
   if (args.json) {
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    const { timeline: _timeline, ...printed } = report;
+    process.stdout.write(`${JSON.stringify(printed)}\n`);
     return report;
   }
   const l = report.latencyMs;

@@ -13,6 +13,7 @@ import { registerExec } from './commands/exec.ts';
 import { registerExport } from './commands/export.ts';
 import { registerGemm } from './commands/gemm.ts';
 import { registerList } from './commands/list.ts';
+import { registerMerge } from './commands/merge.ts';
 import { registerReport } from './commands/report.ts';
 import { registerReproduce } from './commands/reproduce.ts';
 import { registerRun } from './commands/run.ts';
@@ -62,6 +63,7 @@ export async function main(argv: string[]): Promise<void> {
   cli = registerList(cli);
   cli = registerExport(cli);
   cli = registerRun(cli);
+  cli = registerMerge(cli);
   cli = registerReport(cli);
   cli = registerReproduce(cli);
   cli = registerExec(cli);

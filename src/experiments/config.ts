@@ -38,8 +38,11 @@ export interface ExecutionSettings {
 
 export type BackendSpec =
   | { readonly kind: 'plan-only' }
-  /** cpu-parallel runs a schedule's steps on as many worker threads as the machine has cores. */
-  | ({ readonly kind: 'cpu' | 'cpu-parallel' | 'webgpu' } & ExecutionSettings)
+  /**
+   * cpu-parallel runs a schedule's steps on as many worker threads as the machine has cores;
+   * browser runs WebGPU in a headless browser ($MEMPLAN_BROWSER, else the first on PATH).
+   */
+  | ({ readonly kind: 'cpu' | 'cpu-parallel' | 'webgpu' | 'browser' } & ExecutionSettings)
   /** A `memplan agent` on another machine runs the cells with its own backend. */
   | ({
       readonly kind: 'remote';
@@ -51,8 +54,10 @@ export type BackendSpec =
       readonly label: string;
       /** Seconds to wait for each cell's answer; default the agent's own limit + 60. */
       readonly timeoutSeconds?: number;
+      /** A browser that joined the agent as a device (`memplan list devices`): the cells run there. */
+      readonly device?: string;
     } & ExecutionSettings);
-export const BACKEND_KINDS = ['plan-only', 'cpu', 'cpu-parallel', 'webgpu', 'remote'] as const;
+export const BACKEND_KINDS = ['plan-only', 'cpu', 'cpu-parallel', 'webgpu', 'browser', 'remote'] as const;
 
 export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
 export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
@@ -216,7 +221,7 @@ export function parseExperiment(text: string, file: string): Experiment {
       return { kind: 'plan-only' };
     }
     const remote = spec.kind === 'remote';
-    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds'] : [])], path);
+    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds', 'device'] : [])], path);
     for (const flag of ['peer', 'verifyByExecution']) {
       if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') fail(`${path}.${flag}`, 'must be true or false.');
     }
@@ -226,20 +231,24 @@ export function parseExperiment(text: string, file: string): Experiment {
       peer: spec.peer === true,
       verifyByExecution: spec.verifyByExecution !== false,
     };
-    if (!remote) return { kind: spec.kind as 'cpu' | 'cpu-parallel' | 'webgpu', ...settings };
+    if (spec.kind === 'browser' && settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; the browser backend times the page alone.');
+    if (!remote) return { kind: spec.kind as 'cpu' | 'cpu-parallel' | 'webgpu' | 'browser', ...settings };
     const url = string(spec.url, `${path}.url`);
     if (!/^https?:\/\/[^/\s]+/.test(url)) fail(`${path}.url`, 'must be http://host:port of a memplan agent.');
     if (settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; a remote backend cannot.');
     const token = string(spec.token, `${path}.token`);
     if (!token.startsWith('env:') && token.length < 16) fail(`${path}.token`, "must be the agent's token (16 characters or more), or env:NAME to read it from the environment.");
-    const backend = spec.backend === undefined ? 'cpu' : string(spec.backend, `${path}.backend`);
+    const device = spec.device === undefined ? undefined : string(spec.device, `${path}.device`);
+    if (device !== undefined && spec.backend !== undefined && spec.backend !== 'browser') fail(`${path}.backend`, 'a device is a browser: it runs the browser backend.');
+    const backend = device !== undefined ? 'browser' : spec.backend === undefined ? 'cpu' : string(spec.backend, `${path}.backend`);
     return {
       kind: 'remote',
       url,
       token,
       backend,
-      label: spec.label === undefined ? `remote:${backend}@${new URL(url).host}` : string(spec.label, `${path}.label`),
+      label: spec.label === undefined ? `remote:${backend}${device === undefined ? '' : `:${device}`}@${new URL(url).host}` : string(spec.label, `${path}.label`),
       ...(spec.timeoutSeconds === undefined ? {} : { timeoutSeconds: whole(spec.timeoutSeconds, `${path}.timeoutSeconds`, 1) }),
+      ...(device === undefined ? {} : { device }),
       ...settings,
     };
   });

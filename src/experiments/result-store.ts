@@ -19,11 +19,18 @@ export class ResultStore {
     return new ResultStore(dir);
   }
 
-  /** The most recent run folder of an experiment, for `--resume`. */
-  static async latest(root: string, experiment: string): Promise<ResultStore | undefined> {
+  /**
+   * The most recent run folder of an experiment, for `--resume`: of the folders named with
+   * `suffix` (one shard's), or of the unsharded ones (no shard or merge suffix).
+   */
+  static async latest(root: string, experiment: string, suffix = ''): Promise<ResultStore | undefined> {
     const base = join(root, experiment);
     if (!existsSync(base)) return undefined;
-    const runs = (await readdir(base, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const runs = (await readdir(base, { withFileTypes: true }))
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .filter((name) => (suffix === '' ? !/-shard-\d+-of-\d+$|-merged$/.test(name) : name.endsWith(suffix)))
+      .sort();
     return runs.length === 0 ? undefined : new ResultStore(join(base, runs[runs.length - 1]));
   }
 

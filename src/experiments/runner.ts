@@ -13,7 +13,9 @@ import { ExperimentError, type BackendSpec, type Experiment } from './config.ts'
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
 import type { CellResult, OtherOrderBounds } from './result.ts';
+import type { ShardInfo } from './merge.ts';
 import { cellKey, ResultStore } from './result-store.ts';
+import { assignShards, configHash, expectedCost, type ShardSpec, type ShareableCell } from './shards.ts';
 import { collectRunInfo } from './run-info.ts';
 import { summarizeTimings } from './statistics.ts';
 
@@ -24,6 +26,8 @@ export interface RunOptions {
   readonly resume?: boolean;
   /** No progress output (tests, `reproduce`'s own progress). */
   readonly quiet?: boolean;
+  /** Run only this shard's cells (shards.ts), in a run folder of its own that `memplan merge` joins. */
+  readonly shard?: ShardSpec;
 }
 
 export interface RunOutcome {
@@ -48,8 +52,10 @@ export class InvalidPlanError extends Error {
  */
 export async function runExperiment(experiment: Experiment, options: RunOptions = {}): Promise<RunOutcome> {
   const root = options.root ?? 'results';
-  let store = options.resume ? await ResultStore.latest(root, experiment.name) : undefined;
-  if (store === undefined) store = await ResultStore.create(root, experiment.name, runId());
+  const { shard } = options;
+  const suffix = shard ? `-shard-${shard.index}-of-${shard.count}` : '';
+  let store = options.resume ? await ResultStore.latest(root, experiment.name, suffix) : undefined;
+  if (store === undefined) store = await ResultStore.create(root, experiment.name, `${runId()}${suffix}`);
   await store.repairTail();
   const previous = await store.read();
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
@@ -58,8 +64,6 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   // Device info of every local executing backend, beside the machine's (each cell carries its own too).
   const devices = [];
   for (const b of experiment.backends) if (b.kind === 'cpu' || b.kind === 'cpu-parallel' || b.kind === 'webgpu') devices.push(await findBackend(b.kind).device());
-  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo() });
-
   const planners: Planner[] = [];
   for (const entry of experiment.planners) {
     const planner = await loadPlanner(entry);
@@ -68,7 +72,10 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     }
     planners.push(planner);
   }
-  const total = experiment.models.length * planners.length * experiment.backends.length;
+  const share = shard ? await shareOf(experiment, planners, shard) : undefined;
+  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo(), ...(share ? { shard: share } : {}) });
+  const mine = share ? new Set(share.assigned) : undefined;
+  const total = mine ? mine.size : experiment.models.length * planners.length * experiment.backends.length;
   const progress = new Progress(total, experiment.name, process.stderr, options.quiet);
   const results: CellResult[] = [...previous];
   const skipped: string[] = [];
@@ -77,7 +84,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     if (model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source)) {
       skipped.push(`${model.label}: ${model.source} is absent`);
       progress.note(`skipping ${model.label}: ${model.source} is absent.`);
-      for (let k = 0; k < planners.length * experiment.backends.length; k++) progress.step(`${model.label} (absent)`);
+      for (const planner of planners) for (const backend of experiment.backends) if (!mine || mine.has(cellKey(model.source, planner.id, backendLabel(backend)))) progress.step(`${model.label} (absent)`);
       continue;
     }
     let loaded: LoadedModel | undefined;
@@ -86,6 +93,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
       for (const backend of experiment.backends) {
         const label = backendLabel(backend);
         const key = cellKey(model.source, planner.id, label);
+        if (mine && !mine.has(key)) continue;
         if (done.has(key)) {
           progress.step(`${model.label} ${planner.id} (done before)`);
           continue;
@@ -115,7 +123,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
                   ...common,
                   url: backend.url,
                   token: agentToken(backend.token, experiment.file),
-                  backend: backend.backend,
+                  ...(backend.device === undefined ? { backend: backend.backend } : { device: backend.device }),
                   timeoutSeconds: backend.timeoutSeconds,
                 })
               : await executeGraph(loaded.graph, { ...common, backend: findBackend(backend.kind), peer: backend.peer && peer === undefined });
@@ -212,6 +220,34 @@ function runCell(experiment: Experiment, source: string, label: string, planner:
     timeMs: summarizeTimings(times),
     ...(verified.optimal !== undefined ? { optimal: verified.optimal } : {}),
     ...(verified.bound !== undefined ? { bound: verified.bound } : {}),
+  };
+}
+
+/**
+ * This shard's cells and what `memplan merge` needs to check and order the shards: every
+ * cell in the order an unsharded run runs them, costed by the planner's growth in the
+ * model's records (models are loaded for it: zoo networks and traces load in milliseconds),
+ * shared out by assignShards.
+ */
+async function shareOf(experiment: Experiment, planners: readonly Planner[], shard: ShardSpec): Promise<ShardInfo> {
+  const cells: ShareableCell[] = [];
+  for (const model of experiment.models) {
+    const absent = model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source);
+    const records = absent ? 0 : (await loadModel(model.source, experiment)).problem.records.length;
+    for (const planner of planners) {
+      for (const backend of experiment.backends) {
+        const cost = expectedCost(records, planner.complexity, experiment.repetitions, experiment.timeLimitSeconds * 1000, backend.kind !== 'plan-only');
+        cells.push({ key: cellKey(model.source, planner.id, backendLabel(backend)), cost });
+      }
+    }
+  }
+  const owner = assignShards(cells, shard.count);
+  return {
+    index: shard.index,
+    count: shard.count,
+    configHash: configHash({ ...experiment, file: undefined }),
+    order: cells.map((c) => c.key),
+    assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Problem } from '../core/problem.ts';
+import { PLANTED_FAMILIES, PLANTED_GRAIN, PLANTED_HEIGHT, plantedProblem, type PlantedFamily } from '../core/planted.ts';
 import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
 import type { Graph } from '../graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
@@ -18,13 +19,23 @@ export interface SourceOptions {
 /** A network enters as a Graph; a record file enters directly as a Problem. */
 export type Source = { readonly kind: 'graph'; readonly graph: Graph } | { readonly kind: 'records'; readonly problem: Problem };
 
-export const SOURCE_KINDS = 'zoo:<model>, synthetic:chain|dag?n=N&seed=S, .tflite, .onnx, .csv (MiniMalloc, half-open) or .json (closed) records';
+export const SOURCE_KINDS =
+  'zoo:<model>, synthetic:chain|dag?n=N&seed=S, .tflite, .onnx, .csv (MiniMalloc, half-open) or .json (closed) records; synthetic:planted?n=N&seed=S[&family=F][&grain=B] (optimum known)';
 
-/** `synthetic:chain?n=1000&seed=1` or `synthetic:dag?n=...`: seeded generated problems. */
+/**
+ * `synthetic:chain?n=1000&seed=1`, `synthetic:dag?n=...`: seeded generated problems;
+ * `synthetic:planted?n=1000&seed=1&family=guillotine&grain=4096`: a problem whose optimum
+ * is known by construction (core/planted.ts; family and grain optional).
+ */
 function syntheticProblem(source: string): Problem {
-  const match = /^synthetic:(chain|dag)(?:\?(.*))?$/.exec(source);
-  if (!match) throw new InputError(source, undefined, 'expected synthetic:chain?n=N&seed=S or synthetic:dag?n=N&seed=S.');
+  const match = /^synthetic:(chain|dag|planted)(?:\?(.*))?$/.exec(source);
+  if (!match) throw new InputError(source, undefined, 'expected synthetic:chain?n=N&seed=S, synthetic:dag?n=N&seed=S or synthetic:planted?n=N&seed=S[&family=F][&grain=B].');
   const parameters = new URLSearchParams(match[2] ?? '');
+  if (match[1] === 'planted') {
+    for (const key of parameters.keys()) {
+      if (!['n', 'seed', 'family', 'grain'].includes(key)) throw new InputError(source, undefined, `unknown parameter "${key}"; planted takes n, seed, family and grain.`);
+    }
+  }
   const number = (key: string, fallback: number): number => {
     const value = Number(parameters.get(key) ?? fallback);
     if (!Number.isSafeInteger(value) || value < (key === 'n' ? 1 : 0)) throw new InputError(source, undefined, `${key} must be a whole number${key === 'n' ? ' >= 1' : ' >= 0'}.`);
@@ -32,6 +43,16 @@ function syntheticProblem(source: string): Problem {
   };
   const n = number('n', 1000);
   const seed = number('seed', 1);
+  if (match[1] === 'planted') {
+    const family = parameters.get('family') ?? 'dnn';
+    if (!(PLANTED_FAMILIES as readonly string[]).includes(family)) throw new InputError(source, undefined, `family must be one of ${PLANTED_FAMILIES.join(', ')}.`);
+    const grain = number('grain', PLANTED_GRAIN);
+    if (grain < 1 || PLANTED_HEIGHT % grain !== 0 || grain > PLANTED_HEIGHT / 16) {
+      throw new InputError(source, undefined, `grain must divide ${PLANTED_HEIGHT} and be at most ${PLANTED_HEIGHT / 16} bytes.`);
+    }
+    // Named planted-<family>-<n>-s<seed>; its optimum is PLANTED_HEIGHT (the max-breadth bound).
+    return plantedProblem(n, seed, family as PlantedFamily, grain).problem;
+  }
   const problem = match[1] === 'chain' ? chainProblem(n, seed) : randomDagProblem(n, seed);
   return { ...problem, name: `${match[1]}-${n}` };
 }

@@ -3,7 +3,8 @@ import type { MemoryReport } from '../backends/execute.ts';
 import type { CellResult } from '../experiments/result.ts';
 
 const MIB = 2 ** 20;
-const mib = (bytes: number): string => (bytes / MIB).toFixed(3);
+/** MiB; a figure the backend could not measure (null in the results, a browser page's RSS) is said to be so. */
+const mib = (bytes: number | null): string => (typeof bytes === 'number' && Number.isFinite(bytes) ? (bytes / MIB).toFixed(3) : 'n/a');
 
 /** Cells that carry measured memory (an executing backend ran them). */
 export function measuredCells(results: readonly CellResult[]): (CellResult & { memory: MemoryReport })[] {
@@ -66,7 +67,8 @@ export function savingChecks(results: readonly CellResult[], planner = 'offsets/
   const checks: SavingCheck[] = [];
   for (const naive of cells.filter((c) => c.planner.endsWith('/naive'))) {
     const plan = cells.find((c) => c.model === naive.model && c.backend === naive.backend && c.planner === planner);
-    if (plan === undefined) continue;
+    // Without a measured peak (a browser page) there is no measured saving to check.
+    if (plan === undefined || !Number.isFinite(naive.memory.peakRssDelta) || !Number.isFinite(plan.memory.peakRssDelta)) continue;
     const planned = naive.memory.planned - plan.memory.planned;
     const measured = naive.memory.peakRssDelta - plan.memory.peakRssDelta;
     const deviation = planned === 0 ? 0 : measured / planned - 1;

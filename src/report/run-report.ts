@@ -3,6 +3,7 @@ import type { Experiment } from '../experiments/config.ts';
 import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
+import { backendLabel } from './backend-label.ts';
 import { footprintChartSpec } from './charts/footprint-chart.ts';
 import { latencyChartSpec } from './charts/latency-chart.ts';
 import { memoryChartSpec } from './charts/memory-chart.ts';
@@ -80,9 +81,15 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
   }
   const latency = run.results.filter((r) => r.latencyMs !== undefined);
   if (latency.length > 0) {
-    const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency }).find((c) => c.id === 7)!;
+    // Claim 7 per backend (a CPU and a software adapter say different things); not at all
+    // where the run holds no pair it decides on (naive and Greedy by Size).
+    const labels = [...new Set(latency.map(backendLabel))];
+    const claims = labels.flatMap((label) => {
+      const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency: latency.filter((r) => backendLabel(r) === label) }).find((c) => c.id === 7)!;
+      return claim.verdict === 'pending' ? [] : [`Claim 7 (${claim.claim})${labels.length > 1 ? `, ${label}` : ''}: **${claim.verdict}**. ${claim.evidence}\n`];
+    });
     const devices = [...new Set(latency.map((r) => JSON.stringify(r.device ?? {})))].map((d) => `- ${Object.entries(JSON.parse(d) as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}`);
-    const text = `Devices:\n\n${devices.join('\n')}\n\n${latencyTable(latency)}\nClaim 7 (${claim.claim}): **${claim.verdict}**. ${claim.evidence}\n`;
+    const text = `Devices:\n\n${devices.join('\n')}\n\n${latencyTable(latency)}\n${claims.join('')}`;
     await writeFileAtomic(join(out, `${name}-latency.md`), text);
     files.push(join(out, `${name}-latency.md`));
     return { markdown: `${report}\n${text}`, files };
@@ -92,17 +99,19 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
 
 /** Latency per network and planner, with the peer runtime's where measured. */
 function latencyTable(results: readonly CellResult[]): string {
-  // The device's own clock (GPU timestamps) gets its columns only where some cell has it.
+  // The device's own clock (GPU timestamps) gets its columns only where some cell has it;
+  // the backend, where cells ran on several or on a software adapter.
   const withDevice = results.some((r) => r.deviceMs !== undefined);
+  const withBackend = new Set(results.map(backendLabel)).size > 1 || results.some((r) => backendLabel(r) !== r.backend);
   const rows = results.map((r) => {
     const l = r.latencyMs!;
     const peer = r.peer ? `${r.peer.latencyMs.median.toFixed(2)} | ${r.peer.ratio.toFixed(2)}x | ${r.peer.relativeError.toExponential(1)}` : '— | — | —';
     const device = !withDevice ? '' : r.deviceMs ? ` ${r.deviceMs.median.toFixed(2)} | [${r.deviceMs.ci95[0].toFixed(2)}, ${r.deviceMs.ci95[1].toFixed(2)}] |` : ' — | — |';
-    return `| ${r.modelLabel} | ${r.plannerTitle} | ${(r.footprint / 2 ** 20).toFixed(3)} | ${l.median.toFixed(2)} | [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] |${device} ${r.matchesNaive === null ? 'not checked' : r.matchesNaive ? 'yes' : 'NO'} | ${peer} |`;
+    return `| ${r.modelLabel} | ${r.plannerTitle} |${withBackend ? ` ${backendLabel(r)} |` : ''} ${(r.footprint / 2 ** 20).toFixed(3)} | ${l.median.toFixed(2)} | [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] |${device} ${r.matchesNaive === null ? 'not checked' : r.matchesNaive ? 'yes' : 'NO'} | ${peer} |`;
   });
   return [
-    `| network | planner | MiB | median ms | 95% CI |${withDevice ? ' device ms | device 95% CI |' : ''} = naive | peer ms | ours/peer | rel. error |`,
-    `|---|---|---:|---:|---|${withDevice ? '---:|---|' : ''}---|---:|---:|---:|`,
+    `| network | planner |${withBackend ? ' backend |' : ''} MiB | median ms | 95% CI |${withDevice ? ' device ms | device 95% CI |' : ''} = naive | peer ms | ours/peer | rel. error |`,
+    `|---|---|${withBackend ? '---|' : ''}---:|---:|---|${withDevice ? '---:|---|' : ''}---|---:|---:|---:|`,
     ...rows,
   ].join('\n');
 }

@@ -85,7 +85,7 @@ describe.concurrent('a command line that lacks what it needs', () => {
     expect(run.stdout).toBe('');
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe('memplan list <what>');
-    expect(run.stderr).toMatch(/\[choices: "planners", "models", "backends"\]/);
+    expect(run.stderr).toMatch(/\[choices: "planners", "models", "backends", "devices"\]/);
     expect(lines[lines.length - 2]).toBe('');
     expect(lines[lines.length - 1]).toBe('memplan: list needs <what>; its usage is above.');
   });

@@ -120,6 +120,7 @@ describe.concurrent('memplan plan --json', () => {
       const keys = ['approach', 'footprint', 'offsets', 'planner', 'ratioToLowerBound', 'timeMs', 'valid'];
       if (r.approach === 'shared-objects') keys.push('objects');
       if (r.planner.endsWith('/exact')) keys.push('optimal', 'bound');
+      if (r.planner === 'offsets/exact') keys.push('trajectory');
       expect(Object.keys(r).sort(), r.planner).toEqual(keys.sort());
       expect(r.valid, r.planner).toBe(true);
       expect(r.planner.startsWith(`${r.approach}/`), r.planner).toBe(true);
@@ -203,6 +204,25 @@ describe.concurrent('memplan plan --planner offsets/exact', () => {
     expect(run.status).toBe(0);
     const [result] = reportOf(run).results as unknown as { planner: string; footprint: number; optimal: boolean; bound: number; valid: boolean }[];
     expect(result).toMatchObject({ planner: 'offsets/exact', footprint: 124, optimal: true, bound: 124, valid: true });
+  });
+
+  it('--json gives the trajectory: times, best arenas and bounds, ending at the claim', async ({ expect }) => {
+    const run = await memplan('plan', 'synthetic:planted?n=40&seed=3&family=guillotine', '--planner', 'offsets/exact', '--time-limit', '5', '--json');
+    expect(run.status).toBe(0);
+    const [result] = reportOf(run).results as unknown as { footprint: number; optimal: boolean; bound: number; trajectory: { timeMs: number; footprint: number; bound: number }[] }[];
+    const { trajectory } = result;
+    expect(trajectory.length).toBeGreaterThan(0);
+    for (const [k, p] of trajectory.entries()) {
+      expect(p.bound).toBeLessThanOrEqual(p.footprint);
+      if (k > 0) {
+        expect(p.timeMs).toBeGreaterThanOrEqual(trajectory[k - 1].timeMs);
+        expect(p.footprint).toBeLessThanOrEqual(trajectory[k - 1].footprint);
+        expect(p.bound).toBeGreaterThanOrEqual(trajectory[k - 1].bound);
+      }
+    }
+    expect(trajectory[trajectory.length - 1]).toMatchObject({ footprint: result.footprint, bound: result.bound });
+    // A planted problem's optimum is its max-breadth bound, 1 MiB: optimal only there.
+    expect(result.optimal).toBe(result.footprint === 1048576);
   });
 
   it('says "proven optimal" in the table, and refuses a negative time limit', async ({ expect }) => {

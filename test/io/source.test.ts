@@ -132,3 +132,19 @@ describe.skipIf(!haveTraces)('loadProblem on real traces (../shared/traces)', ()
     expect(new Set(problem.records.map((r) => r.id)).size).toBe(62_185);
   });
 });
+
+describe('synthetic:planted sources', () => {
+  it('loads a planted problem with its family, seed and grain, named after them', async () => {
+    const problem = await loadProblem('synthetic:planted?n=60&seed=2&family=lanes&grain=1024');
+    expect(problem.records).toHaveLength(60);
+    expect(problem.name).toBe('planted-lanes-60-s2-g1024');
+    expect(problem.records.every((r) => r.size % 1024 === 0)).toBe(true);
+    expect((await loadProblem('synthetic:planted?n=60&seed=2')).name).toBe('planted-dnn-60-s2');
+  });
+
+  it('refuses an unknown family, grain or parameter with a sentence', async () => {
+    expect((await loadError('synthetic:planted?n=60&family=bricks')).message).toMatch(/family must be one of dnn, guillotine, skyline, lanes/);
+    expect((await loadError('synthetic:planted?n=60&grain=1000')).message).toMatch(/grain must divide 1048576/);
+    expect((await loadError('synthetic:planted?n=60&size=3')).message).toMatch(/unknown parameter "size"/);
+  });
+});

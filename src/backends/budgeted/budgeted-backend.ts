@@ -2,7 +2,7 @@ import { cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { elementCount } from '../../graph/ir.ts';
 import { layerMemory } from '../../graph/layer-memory.ts';
-import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest, StreamingStats } from '../backend.ts';
+import { sharedClock, type Backend, type DeviceInfo, type PreparedNetwork, type PrepareRequest, type StreamingStats } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
 import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
@@ -91,26 +91,43 @@ export const budgetedBackend: Backend = {
     for (const bytes of schedule.bytes) bytesLoaded += bytes;
     const stalls: number[] = [];
     const trace = streaming.trace ? new Int32Array(2 * steps.length) : undefined;
+    /** One inference; `times`: each step's start and end (ms, the clock every thread shares). */
+    const run = (given: ReadonlyMap<string, Float32Array>, times?: Float64Array): void => {
+      for (const { name, view: target } of inputs) {
+        const values = given.get(name);
+        if (values === undefined || values.length !== target.length) throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${values?.length ?? 'none'}.`);
+        target.set(values);
+      }
+      loader.begin();
+      let stalled = 0;
+      for (let step = 0; step < steps.length; step++) {
+        stalled += loader.waitForLoads(schedule.loadsBefore[step]);
+        if (trace) trace[2 * step] = loader.sequence();
+        if (times) times[2 * step] = sharedClock();
+        steps[step]();
+        if (times) times[2 * step + 1] = sharedClock();
+        if (trace) trace[2 * step + 1] = loader.sequence();
+        loader.computed();
+      }
+      // A traced inference is not one of the timed ones: its waits stay out of the stall figures.
+      if (!times) stalls.push(stalled);
+    };
     return {
       memory: () => ({ intermediates: memory.buffer.byteLength, io: handedBytes, weights: 0, scratch: kernelScratchBytes() }),
       async infer(given) {
-        for (const { name, view: target } of inputs) {
-          const values = given.get(name);
-          if (values === undefined || values.length !== target.length) throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${values?.length ?? 'none'}.`);
-          target.set(values);
-        }
-        loader.begin();
-        let stalled = 0;
-        for (let step = 0; step < steps.length; step++) {
-          stalled += loader.waitForLoads(schedule.loadsBefore[step]);
-          if (trace) trace[2 * step] = loader.sequence();
-          steps[step]();
-          if (trace) trace[2 * step + 1] = loader.sequence();
-          loader.computed();
-        }
-        stalls.push(stalled);
+        run(given);
         for (const { view: source, copy } of outputs) copy.set(source);
         return handed;
+      },
+      async trace(given) {
+        const times = new Float64Array(2 * steps.length);
+        run(given, times);
+        const loadTimes = loader.loadTimes();
+        return [
+          ...order.map((node, step) => ({ node: node.name, op: node.op, step, thread: 'compute', start: times[2 * step], end: times[2 * step + 1] })),
+          // A load belongs to the step of the layer whose weights it reads.
+          ...schedule.records.map((record, k) => ({ node: problem.records[record].id, op: 'load', step: problem.records[record].first, thread: 'loader', start: loadTimes[2 * k], end: loadTimes[2 * k + 1] })),
+        ];
       },
       streamingStats(): StreamingStats {
         const loads = loader.loadSequences();

@@ -30,6 +30,8 @@ export interface BudgetedJob {
   readonly repetitions: number;
   /** Seed of the inputs. */
   readonly seed: number;
+  /** After the timed inferences, one more with every step and load timed (a trace of the run). */
+  readonly timeline?: boolean;
 }
 
 export type BudgetedMeasure = MeasureResult & { readonly streaming: StreamingStats };
@@ -69,6 +71,8 @@ export async function measureBudgeted(job: BudgetedJob, context: MeasuredContext
   const held = prepared.memory();
   const streaming = (prepared.streamingStats as () => StreamingStats)();
   const rss = readRss();
+  // After the figures above are read, so that asking for a trace changes none of them.
+  const spans = job.timeline && prepared.trace ? await prepared.trace(inputs) : undefined;
   prepared.dispose();
   return {
     samples,
@@ -80,5 +84,6 @@ export async function measureBudgeted(job: BudgetedJob, context: MeasuredContext
     rssMethod: rss.method,
     device: await budgetedBackend.device(),
     streaming,
+    ...(spans ? { spans } : {}),
   };
 }

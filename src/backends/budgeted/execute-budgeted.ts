@@ -7,7 +7,7 @@ import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
 import type { DeviceInfo, StreamingStats } from '../backend.ts';
 import { cpuBackend } from '../cpu/cpu-backend.ts';
-import { memoryReport, naiveReference, type MemoryReport } from '../execute.ts';
+import { memoryReport, naiveReference, type MemoryReport, type Timeline } from '../execute.ts';
 import { forkMeasured } from '../isolation/measured-child.ts';
 import { summarizeLatency, type LatencySummary } from '../latency.ts';
 import { bitIdentical, weightedGraph, withoutWeights } from '../run-data.ts';
@@ -36,6 +36,8 @@ export interface BudgetedExecuteOptions {
   readonly reference?: ReadonlyMap<string, Float32Array>;
   /** Record the order of loads and computes (StreamingStats.trace). */
   readonly trace?: boolean;
+  /** Also time every step and load of one more inference (the report's `timeline`: memplan exec --trace). */
+  readonly timeline?: boolean;
 }
 
 /** The JSON of `memplan exec --budget`. */
@@ -64,6 +66,8 @@ export interface BudgetedReport {
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
   readonly trace?: StreamingStats['trace'];
+  /** With the `timeline` option: the compute thread's steps and the loader's reads of one inference (not part of exec's JSON). */
+  readonly timeline?: Timeline;
 }
 
 /**
@@ -99,6 +103,7 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
       warmup: options.warmup,
       repetitions: options.repetitions,
       seed: options.seed,
+      ...(options.timeline ? { timeline: true } : {}),
     };
     const measured = await forkMeasured<BudgetedMeasure>(import.meta.url, './budgeted-process', [], (post) => post({ type: 'job', job }));
     let matchesUnbudgeted: boolean | null = null;
@@ -128,6 +133,7 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
       peakRssBytes: memory.peakRss,
       device: measured.device,
       ...(streaming.trace ? { trace: streaming.trace } : {}),
+      ...(measured.spans ? { timeline: { spans: measured.spans, problem: network.problem } } : {}),
     };
   } finally {
     file.dispose();

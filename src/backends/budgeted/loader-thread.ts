@@ -22,8 +22,9 @@ const STUCK_MS = 60_000;
  * loads at a time (a session, one message): per inference it walks the schedule, waits
  * until the compute thread has begun the inference and finished the steps a load depends
  * on, reads the weights with pread straight into the shared buffer, and counts the load as
- * finished; until the session is stopped. With a trace, each load takes a sequence number
- * from the shared counter as it starts and as it ends.
+ * finished; until the session is stopped. Each load's start and end go into the shared
+ * times (ms on the clock every thread shares: a run's trace); with a trace, each load also
+ * takes a sequence number from the shared counter as it starts and as it ends.
  */
 const LOADER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -46,7 +47,7 @@ parentPort.on('message', (job) => {
   Atomics.notify(job.sync, DONE);
 });
 function run(job) {
-  const { sync, memory, base, path, fileOffsets, bufferOffsets, bytes, after, steps, trace, errors } = job;
+  const { sync, memory, base, path, fileOffsets, bufferOffsets, bytes, after, steps, trace, times, errors } = job;
   const heap = new Uint8Array(memory);
   let fd;
   try {
@@ -56,11 +57,13 @@ function run(job) {
       for (let i = 0; i < after.length; i++) {
         if (!reach(sync, COMPUTED, inference * steps + after[i])) return;
         if (trace) trace[2 * i] = Atomics.add(sync, SEQUENCE, 1);
+        times[2 * i] = performance.timeOrigin + performance.now();
         for (let done = 0; done < bytes[i]; ) {
           const read = fs.readSync(fd, heap, base + bufferOffsets[i] + done, bytes[i] - done, fileOffsets[i] + done);
           if (read === 0) throw new Error('the weights file ' + path + ' ends before byte ' + (fileOffsets[i] + bytes[i]));
           done += read;
         }
+        times[2 * i + 1] = performance.timeOrigin + performance.now();
         if (trace) trace[2 * i + 1] = Atomics.add(sync, SEQUENCE, 1);
         Atomics.add(sync, LOADED, 1);
         Atomics.notify(sync, LOADED);
@@ -129,6 +132,7 @@ export class LoaderSession {
   private readonly errors: MessagePort;
   private readonly sync = new Int32Array(new SharedArrayBuffer(SLOTS * 4));
   private readonly loadTrace: Int32Array | undefined;
+  private readonly times: Float64Array;
   private readonly loads: number;
   private inferences = 0;
   private stopped = false;
@@ -136,11 +140,12 @@ export class LoaderSession {
   constructor(worker: Worker, job: LoaderJob) {
     this.loads = job.schedule.after.length;
     this.loadTrace = job.trace ? new Int32Array(new SharedArrayBuffer(Math.max(1, 2 * this.loads) * 4)) : undefined;
+    this.times = new Float64Array(new SharedArrayBuffer(Math.max(1, 2 * this.loads) * 8));
     const channel = new MessageChannel();
     this.errors = channel.port1;
     const { fileOffsets, bufferOffsets, bytes, after } = job.schedule;
     worker.postMessage(
-      { sync: this.sync, memory: job.memory, base: job.base, path: job.path, fileOffsets, bufferOffsets, bytes, after, steps: job.steps, trace: this.loadTrace, errors: channel.port2 },
+      { sync: this.sync, memory: job.memory, base: job.base, path: job.path, fileOffsets, bufferOffsets, bytes, after, steps: job.steps, trace: this.loadTrace, times: this.times, errors: channel.port2 },
       [channel.port2],
     );
   }
@@ -186,6 +191,11 @@ export class LoaderSession {
   /** With a trace: [start, end] sequence numbers of each load (schedule order) in the latest inference. */
   loadSequences(): Int32Array | undefined {
     return this.loadTrace?.slice();
+  }
+
+  /** [start, end] of each load (schedule order) in the latest inference, ms on the clock every thread shares. */
+  loadTimes(): Float64Array {
+    return this.times.slice();
   }
 
   /**

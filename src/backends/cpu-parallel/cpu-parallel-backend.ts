@@ -4,6 +4,7 @@ import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../ba
 import { BackendError } from '../backend-error.ts';
 import { resolveKernelCalls } from '../cpu/kernel-calls.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
+import { GraphIo } from '../cpu/graph-io.ts';
 import { bindMemory } from '../cpu/memory.ts';
 import { stepIndices } from './parallel-steps.ts';
 import { SharedWeights } from './shared-weights.ts';
@@ -55,13 +56,10 @@ export const cpuParallelBackend: Backend = {
       steps,
       workers,
     );
-    const { inputs: inputNames, outputs: outputNames } = graph;
-    const handed = new Map(outputNames.map((name) => [name, new Float32Array(view(name).length)]));
-    let handedBytes = 0;
-    for (const values of handed.values()) handedBytes += values.byteLength;
+    const io = new GraphIo(graph, view);
     let last: PoolRun | undefined;
     return {
-      memory: () => ({ intermediates: memory.intermediates, io: memory.io + handedBytes, weights: shared.bytes, scratch: kernelScratchBytes() + pool.scratchBytes() }),
+      memory: () => ({ intermediates: memory.intermediates, io: memory.io + io.handedBytes, weights: shared.bytes, scratch: kernelScratchBytes() + pool.scratchBytes() }),
       parallel: {
         workers,
         stepSizes: steps.map((step) => step.length),
@@ -69,17 +67,15 @@ export const cpuParallelBackend: Backend = {
         lastRun: () => last,
       },
       async infer(inputs) {
-        for (const name of inputNames) {
-          const given = inputs.get(name);
-          const target = view(name);
-          if (given === undefined || given.length !== target.length) {
-            throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${given?.length ?? 'none'}.`);
-          }
-          target.set(given);
-        }
+        io.load(inputs);
         last = await pool.run();
-        for (const [name, values] of handed) values.set(view(name));
-        return handed;
+        return io.handOut();
+      },
+      async trace(inputs) {
+        io.load(inputs);
+        const run = await pool.run(true);
+        const spans = run.spans ?? [];
+        return spans.map((span) => ({ node: calls[span.call].call.node.name, op: calls[span.call].call.node.op, step: span.step, thread: `worker ${span.worker + 1}`, start: span.start, end: span.end }));
       },
       dispose() {
         void pool.close();

@@ -17,6 +17,8 @@ const STEP = 1;
 const NEXT = 2;
 const DONE = 3;
 const FAILED = 4;
+/** Set: workers time every operator into the span arrays (a traced inference). */
+const TRACING = 5;
 const SLOTS = 8;
 
 /** The step number that tells the workers to stop. */
@@ -29,14 +31,27 @@ export interface StepBlock {
   readonly busyMs: Float64Array;
   /** Bytes of kernel scratch each worker holds (its own slot only). */
   readonly scratchBytes: Float64Array;
+  /** A traced inference: per kernel call, when it started and ended (shared clock, ms) and which worker ran it. */
+  readonly spans: { readonly start: Float64Array; readonly end: Float64Array; readonly worker: Int32Array };
 }
 
-export function makeStepBlock(workers: number): StepBlock {
+export function makeStepBlock(workers: number, calls: number): StepBlock {
   return {
     control: new Int32Array(new SharedArrayBuffer(SLOTS * 4)),
     busyMs: new Float64Array(new SharedArrayBuffer(workers * 8)),
     scratchBytes: new Float64Array(new SharedArrayBuffer(workers * 8)),
+    spans: { start: new Float64Array(new SharedArrayBuffer(calls * 8)), end: new Float64Array(new SharedArrayBuffer(calls * 8)), worker: new Int32Array(new SharedArrayBuffer(calls * 4)) },
   };
+}
+
+/** Main thread: whether the next steps are traced. */
+export function setTracing(block: StepBlock, on: boolean): void {
+  Atomics.store(block.control, TRACING, on ? 1 : 0);
+}
+
+/** Worker: whether to time each operator. */
+export function tracing(block: StepBlock): boolean {
+  return Atomics.load(block.control, TRACING) !== 0;
 }
 
 /** Main thread: starts `step` on every worker (QUIT: tells them to stop). */

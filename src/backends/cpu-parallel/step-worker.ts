@@ -9,7 +9,7 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { KernelCall } from '../cpu/kernel.ts';
 import { KERNELS, kernelScratchBytes } from '../cpu/kernels/index.ts';
-import { awaitStep, leaveStep, markFailed, QUIT, takeOperator, type StepBlock } from './step-control.ts';
+import { awaitStep, leaveStep, markFailed, QUIT, takeOperator, tracing, type StepBlock } from './step-control.ts';
 
 /** What a worker is started with (its workerData). */
 export interface WorkerSetup {
@@ -34,8 +34,13 @@ function serve(setup: WorkerSetup): void {
     seen = generation;
     if (step === QUIT) break;
     const operators = steps[step];
+    const traced = tracing(block);
     for (let k = takeOperator(block, operators.length); k >= 0; k = takeOperator(block, operators.length)) {
       const at = operators[k];
+      if (traced) {
+        block.spans.start[at] = performance.timeOrigin + performance.now();
+        block.spans.worker[at] = index;
+      }
       const started = performance.now();
       try {
         kernels[at](calls[at]);
@@ -44,6 +49,7 @@ function serve(setup: WorkerSetup): void {
         markFailed(block);
       }
       block.busyMs[index] += performance.now() - started;
+      if (traced) block.spans.end[at] = performance.timeOrigin + performance.now();
       block.scratchBytes[index] = kernelScratchBytes();
     }
     leaveStep(block, workers);

@@ -2,7 +2,7 @@ import { receiveMessageOnPort, MessageChannel, type MessagePort, Worker } from '
 import { BackendError } from '../backend-error.ts';
 import { workerModule } from '../child-module.ts';
 import type { KernelCall } from '../cpu/kernel.ts';
-import { makeStepBlock, QUIT, startStep, stepFailed, waitStep, type StepBlock } from './step-control.ts';
+import { makeStepBlock, QUIT, setTracing, startStep, stepFailed, waitStep, type StepBlock } from './step-control.ts';
 import type { WorkerSetup } from './step-worker.ts';
 
 /** One inference's step timings. */
@@ -11,6 +11,8 @@ export interface PoolRun {
   readonly stepMs: number[];
   /** Milliseconds each worker spent inside kernels during the inference. */
   readonly busyMs: number[];
+  /** A traced inference: every kernel call's step, worker and times (shared clock, ms). */
+  readonly spans?: { readonly call: number; readonly step: number; readonly worker: number; readonly start: number; readonly end: number }[];
 }
 
 /**
@@ -46,7 +48,7 @@ export class StepPool {
   /** Starts `workers` threads on the calls (views into SharedArrayBuffers) and waits until each is ready. */
   static async start(calls: readonly KernelCall[], steps: readonly (readonly number[])[], workers: number): Promise<StepPool> {
     const before = process.memoryUsage.rss();
-    const block = makeStepBlock(workers);
+    const block = makeStepBlock(workers, calls.length);
     const module = workerModule(import.meta.url, './step-worker');
     const threads: Worker[] = [];
     const ports: MessagePort[] = [];
@@ -83,7 +85,8 @@ export class StepPool {
    * it), but turns its event loop every BLOCK_MS, so that a worker that died ends the
    * inference with an error rather than a wait that never ends.
    */
-  async run(): Promise<PoolRun> {
+  async run(traced = false): Promise<PoolRun> {
+    setTracing(this.block, traced);
     const busyBefore = [...this.block.busyMs];
     const stepMs: number[] = [];
     const workers = this.threads.length;
@@ -98,7 +101,11 @@ export class StepPool {
       stepMs.push(performance.now() - started);
       if (stepFailed(this.block)) throw new BackendError(this.failures().join('; '));
     }
-    return { stepMs, busyMs: [...this.block.busyMs].map((ms, k) => ms - busyBefore[k]) };
+    const busyMs = [...this.block.busyMs].map((ms, k) => ms - busyBefore[k]);
+    if (!traced) return { stepMs, busyMs };
+    const { start, end, worker } = this.block.spans;
+    const spans = this.steps.flatMap((calls, step) => calls.map((call) => ({ call, step, worker: worker[call], start: start[call], end: end[call] })));
+    return { stepMs, busyMs, spans };
   }
 
   /** Kernel scratch of every worker (bytes; each only grows). */

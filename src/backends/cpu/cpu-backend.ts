@@ -1,7 +1,7 @@
 import { cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
-import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
-import { BackendError } from '../backend-error.ts';
+import { sharedClock, type Backend, type DeviceInfo, type PreparedNetwork, type PrepareRequest } from '../backend.ts';
+import { GraphIo } from './graph-io.ts';
 import { resolveKernelCalls } from './kernel-calls.ts';
 import { kernelScratchBytes } from './kernels/index.ts';
 import { bindMemory } from './memory.ts';
@@ -31,24 +31,21 @@ export const cpuBackend: Backend = {
     const { views } = memory;
     const view = (name: string): Float32Array => views.get(name) as Float32Array;
     const { calls, weights } = resolveKernelCalls(request, executionOrder(graph), views);
-    const { inputs: inputNames, outputs: outputNames } = graph;
-    const handed = new Map(outputNames.map((name) => [name, new Float32Array(view(name).length)]));
-    let handedBytes = 0;
-    for (const values of handed.values()) handedBytes += values.byteLength;
+    const io = new GraphIo(graph, view);
     return {
-      memory: () => ({ intermediates: memory.intermediates, io: memory.io + handedBytes, weights, scratch: kernelScratchBytes() }),
+      memory: () => ({ intermediates: memory.intermediates, io: memory.io + io.handedBytes, weights, scratch: kernelScratchBytes() }),
       async infer(inputs) {
-        for (const name of inputNames) {
-          const given = inputs.get(name);
-          const target = view(name);
-          if (given === undefined || given.length !== target.length) {
-            throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${given?.length ?? 'none'}.`);
-          }
-          target.set(given);
-        }
+        io.load(inputs);
         for (const { kernel, call } of calls) kernel(call);
-        for (const [name, values] of handed) values.set(view(name));
-        return handed;
+        return io.handOut();
+      },
+      async trace(inputs) {
+        io.load(inputs);
+        return calls.map(({ kernel, call }, step) => {
+          const start = sharedClock();
+          kernel(call);
+          return { node: call.node.name, op: call.node.op, step, thread: 'compute', start, end: sharedClock() };
+        });
       },
       dispose() {},
     };

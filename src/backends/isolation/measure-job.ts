@@ -6,7 +6,7 @@ import type { Steps } from '../../graph/schedule.ts';
 import type { Problem } from '../../core/problem.ts';
 import { fixedPlanner } from '../../planners/fixed-planner.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
-import type { Backend, BackendMemory, DeviceInfo, PreparedNetwork } from '../backend.ts';
+import type { Backend, BackendMemory, DeviceInfo, OperatorSpan, PreparedNetwork } from '../backend.ts';
 import { readRss } from '../process-memory.ts';
 import { findBackend } from '../registry.ts';
 import { seededInputs, weightedGraph } from '../run-data.ts';
@@ -37,6 +37,8 @@ export interface MeasureJob {
   readonly seed: number;
   /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
   readonly workers?: number;
+  /** After the timed inferences, one more with every operator timed (a trace of the run), where the backend can. */
+  readonly timeline?: boolean;
 }
 
 /** What the measured process reports. */
@@ -56,6 +58,8 @@ export interface MeasureResult {
   readonly device: DeviceInfo;
   /** A backend that runs a step's operators at once: its pool and every timed inference's step timings. */
   readonly parallel?: MeasuredParallel;
+  /** With `timeline`: every operator of one more inference, when and on which thread it ran. */
+  readonly spans?: readonly OperatorSpan[];
 }
 
 /** The step timings of a parallel backend (see ParallelRun), one entry per timed inference. */
@@ -162,11 +166,13 @@ export async function measure(job: MeasureJob, constants: Map<string, Float32Arr
   // The inputs this process gives the network count with its inputs and outputs.
   let inputBytes = 0;
   for (const values of inputs.values()) inputBytes += values.byteLength;
+  // Memory is read before the traced inference, so that asking for a trace changes no figure.
   const held = prepared.memory();
+  const rss = readRss();
+  const spans = job.timeline && prepared.trace ? await prepared.trace(inputs) : undefined;
   const pool = prepared.parallel;
   const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
   const memory = { ...held, io: held.io + inputBytes };
-  const rss = readRss();
   prepared.dispose();
-  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}) };
+  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(spans ? { spans } : {}) };
 }

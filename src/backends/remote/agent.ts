@@ -3,11 +3,14 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { totalmem } from 'node:os';
 import { BackendError } from '../backend-error.ts';
+import { browserReport } from '../browser/browser-report.ts';
+import { DeviceError, DeviceHub, type HubOptions } from '../browser/device-hub.ts';
+import { pageBundle } from '../browser/page-bundle.ts';
 import { findBackend } from '../registry.ts';
 import { checkJob, type CheckedJob } from './check-job.ts';
 import { agentDevice } from './device-info.ts';
 import { JobProcesses } from './job-process.ts';
-import { decodeJob, PROTOCOL_VERSION, type AgentCounters, type AgentDevice, type InfoResponse, type JobResponse } from './wire.ts';
+import { decodeJob, PROTOCOL_VERSION, type AgentCounters, type AgentDevice, type InfoResponse, type Job, type JobResponse } from './wire.ts';
 
 export interface AgentOptions {
   /** Address to listen on; default 127.0.0.1 (this machine only). */
@@ -28,6 +31,11 @@ export interface AgentOptions {
   readonly maxTensorBytes?: number;
   /** One line per request worth noting (jobs, refusals); default: silent. */
   readonly log?: (line: string) => void;
+  /**
+   * Also serve the device page (`/device`): browsers that open it with the pairing code join
+   * as devices and run jobs that name them (`run.device`). Options of the hub, or true.
+   */
+  readonly devices?: boolean | Omit<HubOptions, 'log'>;
 }
 
 export interface RunningAgent {
@@ -36,6 +44,8 @@ export interface RunningAgent {
   readonly host: string;
   readonly port: number;
   readonly device: AgentDevice;
+  /** With `devices`: the browsers that joined, and the code they join with. */
+  readonly hub?: DeviceHub;
   counters(): AgentCounters;
   /** Stops listening, ends every job process and connection. */
   close(): Promise<void>;
@@ -63,7 +73,10 @@ class Refusal extends Error {
  *   GET  /v1/info  the machine, its backends, the agent's limits and job counters
  *   POST /v1/jobs  one job (wire.ts) -> 200 report | 400 bad job | 401 | 413 | 503 | 504 | 500
  *
- * Every request needs the token (compared in constant time). A job is checked completely
+ * With `devices`, also the device page (browser/device-hub.ts): browsers join with the
+ * pairing code and run the jobs that name them (`run.device`).
+ *
+ * Every other request needs the token (compared in constant time). A job is checked completely
  * before anything runs (structure, shapes, the plan through the verifier). Jobs run one at
  * a time, each in its own child process, killed at the time cap or when its client goes
  * away. The agent writes no files.
@@ -87,6 +100,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const served = device.backends.map((b) => ({ kind: b.kind, requiredAlignment: b.requiredAlignment }));
   const log = options.log ?? (() => {});
   const expected = digest(options.token);
+  const hub = options.devices ? new DeviceHub({ ...(options.devices === true ? {} : options.devices), log: (line) => log(`devices: ${line}`) }) : undefined;
 
   const counters = { started: 0, completed: 0, timedOut: 0, abandoned: 0, failed: 0 };
   const processes = new JobProcesses();
@@ -121,6 +135,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     device,
     limits: { maxJobBytes, maxRunSeconds },
     jobs: { ...counters },
+    ...(hub ? { devices: hub.list() } : {}),
   });
 
   async function runJob(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
@@ -130,10 +145,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     const body = await readBody(req, maxJobBytes);
     if (body === 'too-large') throw new Refusal(413, tooLarge(undefined, maxJobBytes));
     if (body === 'aborted') return;
+    const text = body.toString('utf8');
     let checked: CheckedJob;
     try {
-      checked = checkJob(decodeJob(body.toString('utf8')), served, maxTensorBytes);
+      const decoded = decodeJob(text);
+      if (decoded.run.device !== undefined) return await runDeviceJob(decoded, text, req, res);
+      checked = checkJob(decoded, served, maxTensorBytes);
     } catch (error) {
+      if (error instanceof Refusal) throw error;
       // Whatever stops a job from being read or checked is about that job.
       throw new Refusal(400, sentence((error as Error).message));
     }
@@ -190,12 +209,82 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     }
   }
 
+  /**
+   * A job for a browser that joined as a device: checked here as any job (its plan verified
+   * against the device's alignment), then run by the page, which checks and verifies it
+   * again. A device runs one job at a time; the agent's own queue is not involved, as the
+   * job does not run on this machine.
+   */
+  async function runDeviceJob(job: Job, text: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = job.run.device!;
+    if (hub === undefined) throw new Refusal(400, 'this agent serves no devices; start it with --devices.');
+    const target = hub.list().find((d) => d.id === id);
+    if (target === undefined) throw new Refusal(404, `no device ${id} is connected to this agent.`);
+    if (target.requiredAlignment === null) throw new Refusal(400, `device ${id} (${target.name}) has no WebGPU: ${target.error ?? 'no adapter'}`);
+    let checked: CheckedJob;
+    try {
+      checked = checkJob(job, [{ kind: 'browser', requiredAlignment: target.requiredAlignment }], maxTensorBytes);
+    } catch (error) {
+      throw new Refusal(400, sentence((error as Error).message));
+    }
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    if (res.destroyed || req.socket.destroyed) controller.abort();
+    inFlight.add(controller);
+    const number = ++counters.started;
+    const started = performance.now();
+    log(`job ${number}: ${printable(job.graph.name)}, ${printable(job.plan.planner)}, on device ${id} (${printable(target.name)}), ${job.run.warmup} warmup + ${job.run.repetitions} runs`);
+    try {
+      const result = await hub.run(id, text, { repetitions: job.run.repetitions, maxRunMs: maxRunSeconds * 1000, signal: controller.signal });
+      const report = browserReport(result, { footprint: checked.job.plan.plan.footprint, seed: job.run.seed }, { deviceId: id, deviceName: target.name });
+      counters.completed++;
+      reply(res, 200, { protocol: PROTOCOL_VERSION, report, device } satisfies JobResponse);
+      log(`job ${number}: done on device ${id} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      if (!(error instanceof DeviceError)) {
+        counters.failed++;
+        throw new Refusal(500, `the job failed on device ${id}: ${sentence((error as Error).message)}`);
+      }
+      log(`job ${number}: ${error.message}`);
+      switch (error.reason) {
+        case 'timeout':
+          counters.timedOut++;
+          throw new Refusal(504, error.message);
+        case 'aborted':
+          counters.abandoned++;
+          throw new Refusal(503, closing ? 'the agent is shutting down.' : error.message);
+        case 'busy':
+        case 'closing':
+          throw new Refusal(503, error.message, { 'Retry-After': '10' });
+        case 'gone':
+          counters.failed++;
+          throw new Refusal(502, error.message);
+        case 'unknown-device':
+          throw new Refusal(404, error.message);
+        case 'no-webgpu':
+          throw new Refusal(400, error.message);
+        case 'failed':
+          counters.failed++;
+          throw new Refusal(500, error.message);
+      }
+    } finally {
+      inFlight.delete(controller);
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
     // A client that resets its connection must not take the agent down.
     req.on('error', () => {});
     res.on('error', () => {});
     try {
       if (closing) throw new Refusal(503, 'the agent is shutting down.');
+      // The device page and its API: a browser has the pairing code, never the agent's token.
+      if (hub !== undefined && hub.handles((req.url ?? '/').split('?')[0])) {
+        await hub.handle(req, res);
+        return;
+      }
       if (!authorized(req.headers.authorization)) {
         log(`refused a request from ${req.socket.remoteAddress ?? 'an unknown address'}: ${req.headers.authorization ? 'wrong token' : 'no token'}`);
         throw new Refusal(401, req.headers.authorization ? 'the token is wrong.' : 'the request has no token; send Authorization: Bearer <token>.', {
@@ -214,7 +303,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
         await runJob(req, res, expectsContinue);
         return;
       }
-      throw new Refusal(404, `the agent has no ${path}; it serves GET /v1/info and POST /v1/jobs.`);
+      throw new Refusal(404, `the agent has no ${path}; it serves GET /v1/info and POST /v1/jobs${hub ? ', and the device page at /device' : ''}.`);
     } catch (error) {
       if (!(error instanceof Refusal)) {
         log(`internal error: ${(error as Error).stack ?? String(error)}`);
@@ -231,18 +320,26 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   server.on('checkContinue', (req, res) => void handle(req, res, true));
   server.maxConnections = 64;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    // The device page is bundled before the agent says it serves: a bundle that cannot be made fails now.
+    if (hub !== undefined) await pageBundle();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    hub?.close();
+    throw error;
+  }
   // The first job's process is loaded and ready before the agent says it serves: a project
   // that cannot run jobs here fails now, with its error, not at the first job.
   try {
     await processes.warm();
   } catch (error) {
+    hub?.close();
     await processes.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
@@ -255,12 +352,14 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     host: address.address,
     port: address.port,
     device,
+    ...(hub ? { hub } : {}),
     counters: () => ({ ...counters }),
     async close() {
       if (closing) return;
       closing = true;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const controller of inFlight) controller.abort();
+      hub?.close();
       await processes.close();
       server.closeAllConnections();
       await stopped;

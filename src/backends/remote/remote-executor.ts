@@ -1,11 +1,10 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Graph } from '../../graph/ir.ts';
-import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
-import { weightedGraph, type ExecuteOptions, type ExecuteReport } from '../execute.ts';
-import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import type { ExecuteOptions, ExecuteReport } from '../execute.ts';
 import { BackendError } from '../backend-error.ts';
-import { decodeInfo, decodeJobResponse, encodeJob, errorSentence, jobRecordOptions, WireError, type InfoResponse, wirePlan } from './wire.ts';
+import { buildJob } from './job-builder.ts';
+import { decodeInfo, decodeJobResponse, errorSentence, WireError, type InfoResponse } from './wire.ts';
 
 /**
  * executeGraph's options, run by an agent: the weights' values travel with the job, the
@@ -16,8 +15,10 @@ export interface RemoteOptions extends Omit<ExecuteOptions, 'backend' | 'peer'> 
   /** The agent, `http://host:port` (an https front works too). */
   readonly url: string;
   readonly token: string;
-  /** Backend kind on the agent; default `cpu`. */
+  /** Backend kind on the agent; default `cpu` (`browser` with `device`). */
   readonly backend?: string;
+  /** A browser that joined the agent's device page (`memplan list devices`): the job runs there. */
+  readonly device?: string;
   /** Seconds to wait for the job's answer, waiting in the agent's queue included; default the agent's run limit + 60. */
   readonly timeoutSeconds?: number;
 }
@@ -57,46 +58,30 @@ export async function agentInfo(url: string, token: string, timeoutSeconds = INF
 }
 
 /**
- * executeGraph on a machine running `memplan agent`: plans and verifies here (with the
- * alignment the agent's backend needs), sends the planned graph with its weights and the plan, and
- * returns the agent's report, with the agent's machine under `device.remote`.
+ * executeGraph on a machine running `memplan agent` (or on a browser that joined it as a
+ * device): plans and verifies here (with the alignment the agent's backend or the device
+ * needs), sends the planned graph with its weights and the plan (job-builder.ts), and returns
+ * the agent's report, with the agent's machine under `device.remote`.
  */
 export async function executeRemote(source: Graph, options: RemoteOptions): Promise<ExecuteReport> {
   const base = agentUrl(options.url);
-  const kind = options.backend ?? 'cpu';
   const info = await agentInfo(options.url, options.token);
-  const served = info.device.backends.find((b) => b.kind === kind);
-  if (served === undefined) {
-    throw new RemoteError(`agent ${base.origin} serves ${info.device.backends.map((b) => b.kind).join(', ')}, not ${kind}.`);
-  }
-
-  const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
-  // The agent gets the planned graph (transformed, in the order planned here) and record
-  // options that do neither again: it runs exactly the order the plan was made for, whatever
-  // its own version of the scheduler would choose.
-  const wanted = jobRecordOptions(options.records);
-  const { graph, problem } = plannedProblem(weighted, { ...wanted, elementSize: 4 });
-  const records = plannedGraphOptions(wanted);
-  const alignment = Math.max(served.requiredAlignment, options.alignment ?? 1);
-  const verified = planAndVerify(options.planner, problem, { alignment });
-  if (!verified.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${verified.violations[0]?.message}`);
-  const plan = wirePlan(verified, problem, alignment);
-  const body = Buffer.from(
-    encodeJob({
-      graph,
-      records,
-      plan,
-      run: {
-        backend: kind,
-        repetitions: options.repetitions,
-        warmup: options.warmup,
-        seed: options.seed,
-        verifyByExecution: options.verifyByExecution ?? true,
-        ...(options.workers === undefined ? {} : { workers: options.workers }),
-      },
-    }),
-    'utf8',
+  const { kind, requiredAlignment } = servedBy(info, base, options);
+  const { graph, body: text } = buildJob(
+    source,
+    options,
+    {
+      backend: kind,
+      repetitions: options.repetitions,
+      warmup: options.warmup,
+      seed: options.seed,
+      verifyByExecution: options.verifyByExecution ?? true,
+      ...(options.workers === undefined ? {} : { workers: options.workers }),
+      ...(options.device === undefined ? {} : { device: options.device }),
+    },
+    requiredAlignment,
   );
+  const body = Buffer.from(text, 'utf8');
   if (body.length > info.limits.maxJobBytes) {
     const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
     throw new RemoteError(
@@ -112,6 +97,27 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
   const { backends: _backends, endianness: _endianness, ...machine } = response.device;
   const remote: RemoteDevice = { url: base.origin, ...machine };
   return { ...response.report, device: { ...response.report.device, remote } };
+}
+
+/** The backend (or device) on the agent that runs the job, and the offset alignment its plans need. */
+function servedBy(info: InfoResponse, base: URL, options: RemoteOptions): { kind: string; requiredAlignment: number } {
+  if (options.device !== undefined) {
+    if (options.backend !== undefined && options.backend !== 'browser') throw new RemoteError(`device ${options.device} is a browser; it runs the browser backend, not ${options.backend}.`);
+    if (info.devices === undefined) throw new RemoteError(`agent ${base.origin} serves no devices; start it with --devices.`);
+    const device = info.devices.find((d) => d.id === options.device);
+    if (device === undefined) {
+      const known = info.devices.map((d) => `${d.id} (${d.name})`);
+      throw new RemoteError(`agent ${base.origin} has no device ${options.device}${known.length > 0 ? `; connected: ${known.join(', ')}` : '; no device is connected (open its device page on one)'}.`);
+    }
+    if (device.requiredAlignment === null) throw new RemoteError(`device ${device.id} (${device.name}) has no WebGPU: ${device.error ?? 'no adapter'}`);
+    return { kind: 'browser', requiredAlignment: device.requiredAlignment };
+  }
+  const kind = options.backend ?? 'cpu';
+  const served = info.device.backends.find((b) => b.kind === kind);
+  if (served === undefined) {
+    throw new RemoteError(`agent ${base.origin} serves ${info.device.backends.map((b) => b.kind).join(', ')}, not ${kind}.`);
+  }
+  return { kind, requiredAlignment: served.requiredAlignment };
 }
 
 function agentUrl(url: string): URL {
@@ -150,6 +156,8 @@ function refusal(base: URL, status: number, text: string, what: string): RemoteE
       return new RemoteError(`${agent} cannot take ${what} now (503): ${said}`, status);
     case 500:
       return new RemoteError(`${agent} could not run ${what} (500): ${said}`, status);
+    case 502:
+      return new RemoteError(`${agent} lost its device during ${what} (502): ${said}`, status);
     default:
       return new RemoteError(`${agent} answered ${what} with HTTP ${status}: ${said}`, status);
   }

@@ -1,4 +1,3 @@
-import { endianness } from 'node:os';
 import type { Plan } from '../../core/plans.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
@@ -9,6 +8,7 @@ import { parseSchedule, SCHEDULE_FORMS } from '../../graph/schedule.ts';
 import type { ExecuteReport } from '../execute.ts';
 import type { DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
+import { base64ToBytes, BIG_ENDIAN, bytesToBase64 } from './base64.ts';
 
 /**
  * The wire format between the harness (remote-executor.ts) and `memplan agent`
@@ -115,6 +115,8 @@ export interface WireRunOptions {
   readonly verifyByExecution: boolean;
   /** Threads of a pool backend (cpu-parallel); absent: the agent's number of cores. */
   readonly workers?: number;
+  /** A browser that joined the agent as a device (backend `browser`): the job runs there. */
+  readonly device?: string;
 }
 
 export interface JobRequest {
@@ -156,12 +158,34 @@ export interface AgentCounters {
   readonly failed: number;
 }
 
+/** A browser connected to the agent's device page (`memplan agent --devices`). */
+export interface WireDevice {
+  readonly id: string;
+  readonly name: string;
+  /** Its WebGPU adapter, or `no WebGPU` (then `error` says why; it takes no jobs). */
+  readonly adapter: string;
+  readonly software: boolean | null;
+  /** Plans for it are made with this offset alignment; null without WebGPU. */
+  readonly requiredAlignment: number | null;
+  readonly userAgent: string;
+  readonly address: string;
+  /** ISO time. */
+  readonly joinedAt: string;
+  readonly busy: boolean;
+  /** Jobs it finished. */
+  readonly jobs: number;
+  readonly info?: DeviceInfo;
+  readonly error?: string;
+}
+
 export interface InfoResponse {
   readonly protocol: number;
   readonly agent: string;
   readonly device: AgentDevice;
   readonly limits: AgentLimits;
   readonly jobs: AgentCounters;
+  /** With --devices: the browsers connected now. */
+  readonly devices?: readonly WireDevice[];
 }
 
 export interface JobResponse {
@@ -179,8 +203,6 @@ export interface ErrorResponse {
 
 // ---------------------------------------------------------------------------------------
 // Typed arrays
-
-const BIG_ENDIAN = endianness() === 'BE';
 
 const ARRAY_KINDS: readonly { kind: TypedArrayKind; width: number; make: (buffer: ArrayBuffer) => ArrayBufferView; is: (v: ArrayBufferView) => boolean }[] = [
   { kind: 'Float32Array', width: 4, make: (b) => new Float32Array(b), is: (v) => v instanceof Float32Array },
@@ -212,13 +234,13 @@ function swapBytes(bytes: Uint8Array, width: number): void {
 export function encodeTypedArray(view: ArrayBufferView, what: string): WireData {
   const entry = ARRAY_KINDS.find((k) => k.is(view));
   if (entry === undefined) throw new WireError(`${what} is held in a ${view.constructor.name}, which the wire format does not carry.`);
-  const bytes = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (BIG_ENDIAN && entry.width > 1) {
-    const copy = Buffer.from(bytes);
+    const copy = bytes.slice();
     swapBytes(copy, entry.width);
-    return { array: entry.kind, base64: copy.toString('base64') };
+    return { array: entry.kind, base64: bytesToBase64(copy) };
   }
-  return { array: entry.kind, base64: bytes.toString('base64') };
+  return { array: entry.kind, base64: bytesToBase64(bytes) };
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -231,11 +253,8 @@ export function decodeTypedArray(value: unknown, what: string): ArrayBufferView 
   if (typeof data.base64 !== 'string' || data.base64.length % 4 !== 0 || !BASE64.test(data.base64)) {
     throw new WireError(`${what}.base64 is not base64 text.`);
   }
-  const decoded = Buffer.from(data.base64, 'base64');
-  if (decoded.length % entry.width !== 0) throw new WireError(`${what} has ${decoded.length} bytes, not a whole number of ${entry.kind} elements.`);
-  // A fresh, aligned buffer that holds exactly these bytes (Buffer may share a pool).
-  const bytes = new Uint8Array(decoded.length);
-  bytes.set(decoded);
+  const bytes = base64ToBytes(data.base64);
+  if (bytes.length % entry.width !== 0) throw new WireError(`${what} has ${bytes.length} bytes, not a whole number of ${entry.kind} elements.`);
   if (BIG_ENDIAN && entry.width > 1) swapBytes(bytes, entry.width);
   return entry.make(bytes.buffer);
 }
@@ -481,7 +500,8 @@ export function decodeJob(text: string): Job {
   }
 
   const run = object(root.run, 'run');
-  noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution', 'workers'], 'run');
+  noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution', 'workers', 'device'], 'run');
+  if (run.device !== undefined && (typeof run.device !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(run.device))) throw new WireError(`run.device must name a device (letters, digits, - and _), got ${short(run.device)}.`);
   if (typeof run.backend !== 'string' || run.backend === '') throw new WireError('run.backend must name a backend.');
   const whole = (value: unknown, what: string, min: number, max: number): number => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw new WireError(`${what} must be a whole number from ${min} to ${max}, got ${short(value)}.`);
@@ -494,6 +514,7 @@ export function decodeJob(text: string): Job {
     seed: whole(run.seed, 'run.seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
     verifyByExecution: decodeField('boolean', run.verifyByExecution, 'run.verifyByExecution') as boolean,
     ...(run.workers === undefined ? {} : { workers: whole(run.workers, 'run.workers', 1, MAX_WORKERS) }),
+    ...(run.device === undefined ? {} : { device: run.device as string }),
   };
 
   return { graph: decodeGraph(root.graph), records: records as RecordOptions, plan: decodePlan(root.plan), run: runOptions };
@@ -548,13 +569,17 @@ export function decodeInfo(text: string): InfoResponse {
 export function decodeJobResponse(text: string): JobResponse {
   const root = parseResponse(text);
   const report = object(root.report, 'the job response report');
-  const shape: Record<string, string> = { backend: 'string', planner: 'string', footprint: 'number', peakRssBytes: 'number', latencyMs: 'object', memory: 'object', device: 'object' };
+  const shape: Record<string, string> = { backend: 'string', planner: 'string', footprint: 'number', latencyMs: 'object', memory: 'object', device: 'object' };
   for (const [key, type] of Object.entries(shape)) {
     if (typeof report[key] !== type || report[key] === null) throw new WireError(`the job response report has no ${key}.`);
   }
+  // The deprecated alias of memory.peakRss: null with it where the device cannot measure it.
+  if (typeof report.peakRssBytes !== 'number' && report.peakRssBytes !== null) throw new WireError('the job response report has no peakRssBytes.');
   const memory = report.memory as Record<string, unknown>;
+  // Figures a device cannot measure (a browser page has no RSS) are null, and listed as unavailable.
+  const unavailable = Array.isArray(memory.unavailable) ? (memory.unavailable as unknown[]) : [];
   for (const key of ['planned', 'intermediates', 'io', 'weights', 'scratch', 'baselineRss', 'peakRss', 'peakRssDelta', 'rest']) {
-    if (typeof memory[key] !== 'number') throw new WireError(`the job response report's memory has no ${key}.`);
+    if (typeof memory[key] !== 'number' && !(memory[key] === null && unavailable.includes(key))) throw new WireError(`the job response report's memory has no ${key}.`);
   }
   if (report.matchesNaive !== null && typeof report.matchesNaive !== 'boolean') throw new WireError('the job response report has no matchesNaive.');
   if (report.deviceMs !== undefined && (typeof report.deviceMs !== 'object' || report.deviceMs === null)) throw new WireError('the job response report has a deviceMs that is not an object.');

@@ -1,7 +1,7 @@
 import { elementCount, type Graph } from '../../graph/ir.ts';
 import type { PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
-import type { GpuContext } from './device.ts';
+import type { GpuContext } from './gpu-context.ts';
 
 /** Where a tensor lives on the device: a range of one buffer (a storage binding's offset and size). */
 export interface GpuTensor {

@@ -1,5 +1,5 @@
 import { BackendError } from '../backend-error.ts';
-import { deviceWork, type GpuContext } from './device.ts';
+import type { GpuContext } from './gpu-context.ts';
 import type { DispatchSpec } from './kernel.ts';
 import type { GpuMemory } from './memory.ts';
 import { assembleDispatch, type AssembledDispatch } from './shader.ts';
@@ -52,7 +52,7 @@ export async function compileDispatches(context: GpuContext, memory: GpuMemory, 
 }
 
 async function scopeCheck(context: GpuContext, what: string): Promise<void> {
-  const error = await deviceWork(context.device.popErrorScope());
+  const error = await context.settle(context.device.popErrorScope());
   if (error) throw new BackendError(`${what}: ${error.message}`);
 }
 

@@ -1,4 +1,4 @@
-import { deviceWork, type GpuContext, type TimingMethod } from './device.ts';
+import type { GpuContext, TimingMethod } from './gpu-context.ts';
 
 /**
  * Times the dispatches of one inference. With timestamp queries (when the adapter has
@@ -46,10 +46,10 @@ export class DispatchTimer {
   /** Milliseconds the device spent on the pass (waits for the work to be done); undefined when the timestamps came back unusable. */
   async elapsedMs(): Promise<number | undefined> {
     if (this.readback === undefined) {
-      await deviceWork(this.context.device.queue.onSubmittedWorkDone());
+      await this.context.settle(this.context.device.queue.onSubmittedWorkDone());
       return performance.now() - this.submittedAt;
     }
-    await deviceWork(this.readback.mapAsync(this.context.flags.MAP_MODE_READ));
+    await this.context.settle(this.readback.mapAsync(this.context.flags.MAP_MODE_READ));
     const [begin, end] = new BigUint64Array(this.readback.getMappedRange(), 0, 2);
     this.readback.unmap();
     return end > begin ? Number(end - begin) / 1e6 : undefined;

@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import type { Argv } from 'yargs';
 import { MIN_TOKEN_LENGTH, startAgent } from '../../backends/remote/agent.ts';
 import { UsageError } from '../errors.ts';
@@ -9,6 +10,7 @@ interface AgentArgs {
   maxJobMb: number;
   maxRunSeconds: number;
   quiet: boolean;
+  devices: boolean;
 }
 
 /** The environment variable the token may come from instead of --token (keeps it out of `ps`). */
@@ -37,6 +39,7 @@ export function registerAgent(cli: Argv): Argv {
         .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,cpu-parallel,webgpu)' })
         .option('max-job-mb', { type: 'number', default: 256, describe: 'largest job accepted (MiB); larger ones get 413' })
         .option('max-run-seconds', { type: 'number', default: 600, describe: 'a job running longer is stopped and answered with 504' })
+        .option('devices', { type: 'boolean', default: false, describe: 'also serve the device page (/device): browsers that open it with the printed pairing code join as devices (exec --backend remote --device ID)' })
         .option('quiet', { type: 'boolean', default: false, describe: 'no line per job' }) as unknown as Argv<AgentArgs>,
     async (args) => {
       const token = args.token ?? process.env[TOKEN_ENV];
@@ -61,6 +64,7 @@ export function registerAgent(cli: Argv): Argv {
           maxJobBytes: Math.floor(args.maxJobMb * 2 ** 20),
           maxRunSeconds: args.maxRunSeconds,
           log: args.quiet ? undefined : (line) => process.stderr.write(`memplan agent: ${line}\n`),
+          devices: args.devices,
         });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
@@ -72,6 +76,14 @@ export function registerAgent(cli: Argv): Argv {
       process.stdout.write(
         `memplan agent listening on ${agent.url} (backends ${backends.join(', ')}; jobs up to ${args.maxJobMb} MiB and ${args.maxRunSeconds} s)\n`,
       );
+      if (agent.hub !== undefined) {
+        const code = agent.hub.pairingCode;
+        const pages = pageUrls(agent.host, agent.port).map((url) => `  ${url}/device#code=${code}`);
+        process.stdout.write(`device page (pairing code ${code}); open it in a browser to join as a device:\n${pages.join('\n')}\n`);
+        if (!LOOPBACK.test(agent.host)) {
+          process.stdout.write('browsers offer WebGPU only to https pages and http://localhost: on a phone, forward the port (adb reverse tcp:PORT tcp:PORT) and open http://localhost:PORT/device, or list the address above under chrome://flags/#unsafely-treat-insecure-origin-as-secure.\n');
+        }
+      }
       if (!LOOPBACK.test(agent.host)) {
         process.stderr.write('memplan agent: plain HTTP: the token and the jobs cross the network unencrypted; use a trusted network or an SSH tunnel.\n');
       }
@@ -87,4 +99,15 @@ export function registerAgent(cli: Argv): Argv {
       });
     },
   );
+}
+
+/** Addresses a browser can reach the agent at: its own, or each of this machine's when it listens on every interface. */
+function pageUrls(host: string, port: number): string[] {
+  const format = (address: string): string => `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  if (host !== '0.0.0.0' && host !== '::') return [format(host)];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && (host === '::' || a.family === 'IPv4'))
+    .map((a) => a!.address);
+  return [format('127.0.0.1'), ...addresses.map(format)];
 }

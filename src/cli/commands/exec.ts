@@ -7,10 +7,12 @@ import { findPlanner } from '../../planners/registry.ts';
 import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { execBudgeted } from '../exec-budgeted.ts';
-import type { MemoryReport } from '../../backends/execute.ts';
+import type { MemoryReport, Timeline } from '../../backends/execute.ts';
 import type { ParallelReport } from '../../backends/parallel-report.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
+import { writeFileAtomic } from '../../io/atomic-write.ts';
+import { runTrace } from '../../io/perfetto-trace.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
 interface ExecArgs extends SourceArgs {
@@ -27,9 +29,12 @@ interface ExecArgs extends SourceArgs {
   align: number;
   peer: boolean;
   json: boolean;
+  trace?: string;
   url?: string;
   token?: string;
   remoteBackend: string;
+  browser?: string;
+  device?: string;
 }
 
 export function registerExec(cli: Argv): Argv {
@@ -41,12 +46,14 @@ export function registerExec(cli: Argv): Argv {
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
         .option('backend', {
           type: 'string',
-          describe: 'cpu, cpu-parallel, webgpu, or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential',
+          describe: 'cpu, cpu-parallel, webgpu, browser (WebGPU in a headless browser), or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential',
         })
         .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default: the number of cores)" })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
         .option('token', { type: 'string', describe: 'remote: the token the agent was started with' })
         .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu)" })
+        .option('device', { type: 'string', describe: 'remote: a browser that joined the agent as a device (memplan list devices); the job runs there, on its WebGPU' })
+        .option('browser', { type: 'string', describe: 'browser: the Chromium-based browser to start, a path or a name on PATH (default: chromium, google-chrome, ... on PATH)' })
         .option('planner', { type: 'string', describe: 'planner id (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })
         .option('budget', { type: 'string', describe: 'run in one buffer of this many bytes (35MiB, 4MB, 1048576), weights streamed from a file (the budgeted backend)' })
         .option('loading', { type: 'string', default: 'overlapped', describe: 'budgeted: overlapped (a loader thread reads ahead, FlexNN) or on-demand (each layer when it runs)' })
@@ -56,6 +63,7 @@ export function registerExec(cli: Argv): Argv {
         .option('weights', { choices: ['seeded', 'file'] as const, default: 'seeded' as const, describe: "seeded random, or the file's own float32 weights" })
         .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (at least 4)' })
         .option('peer', { type: 'boolean', default: false, describe: 'also time onnxruntime-node (one thread) on the same network and inputs' })
+        .option('trace', { type: 'string', describe: 'also time every operator of one more inference and write it as a Perfetto / Chrome trace (JSON) to this file' })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ExecArgs>,
     async (args) => {
       for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['align', args.align, 4], ['workers', args.workers ?? 1, 1]] as const) {
@@ -72,10 +80,14 @@ export function registerExec(cli: Argv): Argv {
         checkBudgetedRecordArgs(args);
         const planner = findPlanner(args.planner ?? 'budgeted/flexnn');
         const { repetitions, warmup, seed, weights, json } = args;
-        const report = await execBudgeted(loaded.graph, { source: args.source, planner, budget, loading: args.loading, repetitions, warmup, seed, weights, records: sourceOptions(args), alignment: args.align, json });
+        const report = await execBudgeted(loaded.graph, { source: args.source, planner, budget, loading: args.loading, repetitions, warmup, seed, weights, records: sourceOptions(args), alignment: args.align, json, ...(args.trace === undefined ? {} : { timeline: true }) });
+        if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, json);
         if (report.matchesUnbudgeted === false) process.exitCode = 1;
         return;
       }
+      if (args.trace !== undefined && !TRACED_BACKENDS.includes(backend)) throw new UsageError(`--trace times the operators of the ${TRACED_BACKENDS.join(', ')} backends; the ${backend} backend cannot.`);
+      if (args.browser !== undefined && backend !== 'browser') throw new UsageError(`--browser names the browser of --backend browser; --backend ${backend} starts none.`);
+      if (args.device !== undefined && backend !== 'remote') throw new UsageError('--device names a browser that joined a memplan agent; give it with --backend remote --url --token.');
       const common = {
         planner: findPlanner(args.planner ?? 'offsets/greedy-by-size'),
         repetitions: args.repetitions,
@@ -90,12 +102,16 @@ export function registerExec(cli: Argv): Argv {
       if (backend === 'remote') {
         if (args.url === undefined || args.token === undefined) throw new UsageError('--backend remote needs --url http://host:port and --token of a memplan agent.');
         if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
-        report = await executeRemote(loaded.graph, { ...common, url: args.url, token: args.token, backend: args.remoteBackend });
+        // A device is a browser: it runs the browser backend, whatever --remote-backend says.
+        const target = args.device === undefined ? { backend: args.remoteBackend } : { device: args.device };
+        report = await executeRemote(loaded.graph, { ...common, url: args.url, token: args.token, ...target });
       } else {
-        report = await executeGraph(loaded.graph, { ...common, backend: findBackend(backend), peer: args.peer });
+        report = await executeGraph(loaded.graph, { ...common, backend: findBackend(backend), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }), ...(args.browser === undefined ? {} : { browser: args.browser }) });
       }
+      if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
+      const { timeline: _timeline, ...printed } = report;
       if (args.json) {
-        process.stdout.write(`${JSON.stringify(report)}\n`);
+        process.stdout.write(`${JSON.stringify(printed)}\n`);
       } else {
         const l = report.latencyMs;
         const lines = [
@@ -120,6 +136,21 @@ export function registerExec(cli: Argv): Argv {
       if (report.matchesNaive === false) process.exitCode = 1;
     },
   );
+}
+
+/** The backends whose operators `--trace` can time (budgeted: the compute and loader threads). */
+const TRACED_BACKENDS = ['cpu', 'cpu-parallel', 'budgeted'];
+
+/**
+ * Writes one traced inference as a Perfetto / Chrome trace, atomically, and says so on
+ * stderr (stdout may be JSON).
+ */
+async function writeTrace(file: string, source: string, report: { readonly planner: string; readonly backend: string; readonly footprint: number; readonly timeline?: Timeline }, json: boolean): Promise<void> {
+  if (report.timeline === undefined) throw new UsageError(`the ${report.backend} backend did not time its operators; --trace runs on ${TRACED_BACKENDS.join(', ')}.`);
+  const meta = { source, planner: report.planner, backend: report.backend, footprint: report.footprint };
+  await writeFileAtomic(file, `${JSON.stringify(runTrace(report.timeline.spans, report.timeline.problem, meta))}\n`);
+  const threads = new Set(report.timeline.spans.map((s) => s.thread)).size;
+  if (!json) process.stderr.write(`memplan: wrote ${file}: ${report.timeline.spans.length} slices on ${threads} thread track${threads === 1 ? '' : 's'} (open it in ui.perfetto.dev or chrome://tracing)\n`);
 }
 
 /**
@@ -161,7 +192,9 @@ function memoryLines(memory: MemoryReport): string[] {
     ['peak - base', memory.peakRssDelta, 'what running this plan took'],
     ['rest', memory.rest, 'peak - base not accounted for above'],
   ];
-  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, mib(bytes), what]));
+  // A figure the backend cannot measure (a browser page has no RSS) is said to be so, not printed as a number.
+  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, Number.isFinite(bytes) ? mib(bytes) : 'unavailable', what]));
   const device = memory.device === undefined ? [] : [`device      buffers created (MiB): intermediates ${mib(memory.device.intermediates)}, io ${mib(memory.device.io)}, weights ${mib(memory.device.weights)}, other ${mib(memory.device.other)}`];
-  return ['', `memory      measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`, ...device, ...table.split('\n')];
+  const where = memory.unavailable !== undefined ? `as the backend counted it: ${memory.method}` : `measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`;
+  return ['', `memory      ${where}`, ...device, ...table.split('\n')];
 }

@@ -1,23 +1,35 @@
 import type { Argv } from 'yargs';
 import { BACKENDS } from '../../backends/registry.ts';
+import { agentInfo } from '../../backends/remote/remote-executor.ts';
 import { ZOO } from '../../models/zoo.ts';
 import { BUDGETED_PLANNERS, PLANNERS } from '../../planners/registry.ts';
+import { UsageError } from '../errors.ts';
 import { alignedTable } from '../format.ts';
+import { TOKEN_ENV } from './agent.ts';
 
 interface ListArgs {
-  what: 'planners' | 'models' | 'backends';
+  what: 'planners' | 'models' | 'backends' | 'devices';
   json: boolean;
+  url?: string;
+  token?: string;
 }
 
 export function registerList(cli: Argv): Argv {
   return cli.command<ListArgs>(
     'list <what>',
-    'List what this build knows: planners, models, backends',
+    'List what this build knows: planners, models, backends; or the devices connected to an agent',
     (y) =>
       y
-        .positional('what', { choices: ['planners', 'models', 'backends'] as const, demandOption: true })
+        .positional('what', { choices: ['planners', 'models', 'backends', 'devices'] as const, demandOption: true })
+        .option('url', { type: 'string', describe: 'devices: the agent (memplan agent --devices), http://host:port' })
+        .option('token', { type: 'string', describe: `devices: the agent's token (or set ${TOKEN_ENV})` })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ListArgs>,
     async (args) => {
+      if (args.what === 'devices') {
+        await listDevices(args);
+        return;
+      }
+      if (args.url !== undefined || args.token !== undefined) throw new UsageError('--url and --token go with list devices.');
       if (args.what === 'backends') {
         await listBackends(args.json);
         return;
@@ -65,7 +77,7 @@ async function listBackends(json: boolean): Promise<void> {
   );
   const backends = [
     ...probed,
-    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu, cpu-parallel or webgpu there (exec --backend remote --url --token)', available: null },
+    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu, cpu-parallel, webgpu or browser there, or a browser that joined it as a device (exec --backend remote --url --token [--device ID])', available: null },
     { kind: 'plan-only', title: 'experiments only: plan and verify, no execution (the default)', available: true },
   ];
   if (json) {
@@ -79,4 +91,22 @@ async function listBackends(json: boolean): Promise<void> {
 function describeDevice(device: Readonly<Record<string, unknown>>): string {
   const parts = ['cpu', 'description', 'adapter', 'vendor', 'architecture', 'driver'].flatMap((key) => (typeof device[key] === 'string' && device[key] !== '' ? [String(device[key])] : []));
   return parts.length > 0 ? [...new Set(parts)].join(', ') : String(device.backend);
+}
+
+/** The browsers connected to an agent's device page, as its info says. */
+async function listDevices(args: ListArgs): Promise<void> {
+  const token = args.token ?? process.env[TOKEN_ENV];
+  if (args.url === undefined || token === undefined || token === '') throw new UsageError(`list devices asks a memplan agent: give --url http://host:port and --token (or set ${TOKEN_ENV}).`);
+  const info = await agentInfo(args.url, token);
+  if (info.devices === undefined) throw new UsageError(`the agent at ${args.url} serves no devices; start it with --devices.`);
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(info.devices, null, 2)}\n`);
+    return;
+  }
+  if (info.devices.length === 0) {
+    process.stdout.write('no device is connected; open the device page the agent printed in a browser.\n');
+    return;
+  }
+  const rows = info.devices.map((d) => [d.id, d.name, d.error === undefined ? d.adapter : `no WebGPU: ${d.error}`, d.busy ? 'running a job' : 'idle', String(d.jobs), d.joinedAt, d.address]);
+  process.stdout.write(`${alignedTable(['id', 'name', 'adapter', 'state', 'jobs', 'joined', 'from'], rows)}\n`);
 }

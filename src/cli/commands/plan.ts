@@ -6,6 +6,7 @@ import { loadProblem, loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
 import { smallestBudgetFor } from '../../planners/budgeted/smallest-budget.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { keepingTrajectory, type TrajectoryPoint } from '../../planners/offsets/exact/trajectory.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
 import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
@@ -72,11 +73,13 @@ export function registerPlan(cli: Argv): Argv {
       });
       const bounds = lowerBounds(problem);
       const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed, ...(budget !== undefined ? { budget } : {}) };
+      // Exact planners' trajectories (best arena and bound over time) for --json.
+      const trajectories = new Map<string, readonly TrajectoryPoint[]>();
       const results = runnable.map((planner) => {
         // A search may take its whole time limit: say so rather than sit silent.
         if (planner.searches && !args.json && process.stderr.isTTY) process.stderr.write(`memplan: ${planner.id} searching for up to ${args.timeLimit} s...\n`);
         try {
-          return planAndVerify(planner, problem, options);
+          return planAndVerify(keepingTrajectory(planner, trajectories), problem, options);
         } catch (error) {
           if (error instanceof InfeasibleBudgetError && problemAt !== undefined) throw infeasible(args.source, planner, error, problemAt, args.align);
           throw error;
@@ -90,7 +93,7 @@ export function registerPlan(cli: Argv): Argv {
         lowerBounds: { offsets: bounds.offsets, sharedObjects: bounds.sharedObjects },
         ...(budget !== undefined ? { budget } : {}),
         ...(minBudget !== undefined ? { minBudget } : {}),
-        results: results.map(jsonResult),
+        results: results.map((r) => jsonResult(r, trajectories.get(r.planner))),
         ...(skipped.length > 0 ? { skipped } : {}),
       };
       if (args.json) {
@@ -129,7 +132,7 @@ function choosePlanners(ids: string[] | undefined, approach: Approach | undefine
   return chosen;
 }
 
-function jsonResult(r: VerifiedResult): object {
+function jsonResult(r: VerifiedResult, trajectory: readonly TrajectoryPoint[] | undefined): object {
   return {
     planner: r.planner,
     approach: r.approach,
@@ -140,6 +143,8 @@ function jsonResult(r: VerifiedResult): object {
     timeMs: Number(r.timeMs.toFixed(4)),
     ...(r.optimal !== undefined ? { optimal: r.optimal } : {}),
     ...(r.bound !== undefined ? { bound: r.bound } : {}),
+    // Exact planners: best arena and proven bound over time (ms since the plan started).
+    ...(trajectory !== undefined && r.optimal !== undefined ? { trajectory: trajectory.map((p) => ({ timeMs: Number(p.timeMs.toFixed(1)), footprint: p.footprint, bound: p.bound })) } : {}),
     offsets: r.offsets,
     ...(r.objects ? { objects: { ids: r.objects.ids, sizes: r.objects.sizes } } : {}),
     ...(r.loadSteps ? { loadSteps: r.loadSteps } : {}),

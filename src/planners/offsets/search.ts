@@ -3,6 +3,7 @@ import type { Problem } from '../../core/problem.ts';
 import type { OffsetsPlanner } from '../planner.ts';
 import { solverOptions, type ExactPlannerOptions } from './exact.ts';
 import { solveOffsetsExact } from './exact/solve.ts';
+import { withTrajectory } from './exact/trajectory.ts';
 
 /** As offsets/exact's: a time limit, a node limit (a search stopped by nodes alone repeats exactly) and a seed. */
 export type SearchPlannerOptions = ExactPlannerOptions;
@@ -25,7 +26,9 @@ export const search: OffsetsPlanner & { plan(problem: Problem, options?: SearchP
   plan(problem: Problem, options?: SearchPlannerOptions): OffsetsPlan {
     const seed = options?.seed ?? 1;
     if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a whole number >= 0, got ${options?.seed}.`);
+    // One thread: the seeded restarts of the first search alone (offsets/exact adds the second).
     const outcome = solveOffsetsExact(problem, { ...solverOptions(options), seed });
-    return offsetsPlan(problem, outcome.offsets);
+    // The trajectory (trajectoryOf) has the bounds the search proved on the way; the plan claims none.
+    return withTrajectory(offsetsPlan(problem, outcome.offsets), outcome.trajectory);
   },
 };

@@ -1,4 +1,5 @@
 import type { CellResult } from '../../experiments/result.ts';
+import { backendLabel } from '../backend-label.ts';
 import { firstSeen, plannerScheme } from './footprint-chart.ts';
 import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
 
@@ -15,7 +16,7 @@ export function latencyChartSpec(results: readonly CellResult[], options: { titl
   const values = measured.map((r) => ({
     network: r.modelLabel,
     planner: r.plannerTitle,
-    backend: r.backend,
+    backend: backendLabel(r),
     mib: r.footprint / 2 ** 20,
     median: r.latencyMs!.median,
     low: r.latencyMs!.ci95[0],

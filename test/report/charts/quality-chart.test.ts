@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plantedSuite } from '../../../src/core/planted.ts';
 import { loadExperiment, parseExperiment } from '../../../src/experiments/config.ts';
 import type { CellResult } from '../../../src/experiments/result.ts';
 import { bestBounds, qualityChartSpec, qualityData, ratioAxisTop, ratioTicks } from '../../../src/report/charts/quality-chart.ts';
@@ -205,12 +206,16 @@ describe("the experiment file's quality chart", () => {
     expect(() => parseExperiment(text.replace('"quality"', '"qualty"'), 'experiments/q.json')).toThrow(/charts\[0\]: must be one of .*quality/);
   });
 
-  it('ships experiments/quality-vs-time.json, every trace optional', async () => {
+  it('ships experiments/quality-vs-time.json: every trace optional, and the planted suite generated on the fly', async () => {
     const experiment = await loadExperiment('experiments/quality-vs-time.json');
     expect(experiment.report.charts).toEqual(['quality']);
     expect(experiment.timeLimitSeconds).toBe(10);
-    expect(experiment.models).toHaveLength(26);
-    expect(experiment.models.every((m) => m.optional)).toBe(true);
+    const planted = experiment.models.filter((m) => m.source.startsWith('synthetic:planted'));
+    const traces = experiment.models.filter((m) => !m.source.startsWith('synthetic:'));
+    expect(traces).toHaveLength(26);
+    expect(traces.every((m) => m.optional)).toBe(true);
+    expect(planted.map((m) => m.source)).toEqual(plantedSuite().map((p) => p.source));
+    expect(experiment.models).toHaveLength(traces.length + planted.length);
     expect(experiment.planners.map((p) => p.ref)).toContain('offsets/exact');
   });
 });

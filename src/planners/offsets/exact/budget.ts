@@ -13,15 +13,27 @@ export class Budget {
     private readonly deadline: number,
     private readonly nodeLimit: number,
     private readonly parent: Budget | undefined,
+    private readonly every: Checkpoint | undefined,
   ) {}
 
-  static of(timeLimitMs: number, nodeLimit = Infinity): Budget {
-    return new Budget(performance.now() + timeLimitMs, nodeLimit, undefined);
+  /**
+   * A root budget. `checkpoint`, when given, is called after every `checkpoint.nodes`
+   * nodes counted here (portfolio.ts meets the other thread there); it returns false to
+   * stop the search. Being a count of nodes, not a clock, its calls fall at the same
+   * points of the search on every machine.
+   */
+  static of(timeLimitMs: number, nodeLimit = Infinity, checkpoint?: Checkpoint): Budget {
+    return new Budget(performance.now() + timeLimitMs, nodeLimit, undefined, checkpoint);
   }
 
   /** A budget of at most `nodes` more nodes and `ms` more milliseconds, within this one. */
   child(nodes = Infinity, ms = Infinity): Budget {
-    return new Budget(Math.min(this.deadline, performance.now() + ms), nodes, this);
+    return new Budget(Math.min(this.deadline, performance.now() + ms), nodes, this, undefined);
+  }
+
+  /** Stops this budget (and so every child) now, as when it runs out. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** True once this budget (or an ancestor) has run out. */
@@ -44,7 +56,17 @@ export class Budget {
       this.stopped = true;
       return false;
     }
+    if (this.every !== undefined && this.nodesUsed % this.every.nodes === 0 && !this.every.call()) {
+      this.stopped = true;
+      return false;
+    }
     if ((this.nodesUsed & 1023) === 0 && performance.now() >= this.deadline) this.stopped = true;
     return !this.stopped;
   }
+}
+
+/** What a root budget calls every `nodes` nodes; `call` returns false to stop. */
+export interface Checkpoint {
+  readonly nodes: number;
+  call(): boolean;
 }

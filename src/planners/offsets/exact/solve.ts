@@ -1,10 +1,11 @@
 import type { Problem } from '../../../core/problem.ts';
 import { greedyBySize } from '../greedy-by-size.ts';
-import { Budget } from './budget.ts';
+import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
 import { packAroundPeak } from './peak-window.ts';
 import { partState, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
+import { epochMs, TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
 
 export interface ExactOffsetsOptions {
   readonly alignment: number;
@@ -13,7 +14,21 @@ export interface ExactOffsetsOptions {
   readonly nodeLimit?: number;
   /** Varies the order of the searches (default 0); every seed is sound, each has other luck. */
   readonly seed?: number;
+  /** When the plan started (epochMs()), for the trajectory's times; default: now. */
+  readonly startEpochMs?: number;
 }
+
+/**
+ * The other thread of a portfolio (portfolio.ts), met at checkpoints: every SYNC_NODES
+ * nodes each side hands over its best arena and bound and gets the other's as of the
+ * same checkpoint, so that what a side knows of the other depends on node counts only.
+ */
+export interface Partner {
+  exchange(arena: number, bound: number): { readonly arena: number; readonly bound: number; readonly stop: boolean };
+}
+
+/** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
+export const SYNC_NODES = 1 << 16;
 
 export interface ExactOffsetsOutcome {
   /** Per record, in input order. */
@@ -25,6 +40,29 @@ export interface ExactOffsetsOutcome {
   readonly optimal: boolean;
   readonly parts: number;
   readonly nodes: number;
+  /** Best arena and bound over time (trajectory.ts); the last point is this outcome's. */
+  readonly trajectory: readonly TrajectoryPoint[];
+}
+
+/** What every search of a problem starts from: its parts, each with its bound and incumbent. */
+export interface Setup {
+  readonly decomposition: Decomposition;
+  readonly states: PartState[];
+  /** Proven lower bound of the whole problem (the parts' bounds on their bases). */
+  lowest(): number;
+  /** Arena of the parts' best packings together. */
+  highest(): number;
+}
+
+export function setUp(problem: Problem, alignment: number): Setup {
+  const decomposition = decompose(problem.records, alignment);
+  const states = decomposition.parts.map((part) => partState(problem, part, alignment));
+  return {
+    decomposition,
+    states,
+    lowest: () => states.reduce((top, s) => Math.max(top, s.part.base + s.low), decomposition.fixedTop),
+    highest: () => states.reduce((top, s) => Math.max(top, s.part.base + s.high), decomposition.fixedTop),
+  };
 }
 
 /**
@@ -34,24 +72,37 @@ export interface ExactOffsetsOutcome {
  * capacity chosen between what is proven and what is found: first the lower bound, then
  * by bisection, until the arena meets the bound or the budget is spent.
  */
-export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions): ExactOffsetsOutcome {
-  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity);
-  const { alignment } = options;
-  const { records } = problem;
-  const decomposition = decompose(records, alignment);
-  const states = decomposition.parts.map((part) => partState(problem, part, alignment));
-
-  const lowest = (): number => states.reduce((top, s) => Math.max(top, s.part.base + s.low), decomposition.fixedTop);
-  const highest = (): number => states.reduce((top, s) => Math.max(top, s.part.base + s.high), decomposition.fixedTop);
+export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions, partner?: Partner): ExactOffsetsOutcome {
+  const setup = setUp(problem, options.alignment);
+  const { states, lowest, highest } = setup;
+  const trajectory = new TrajectoryRecorder(options.startEpochMs ?? epochMs());
+  // What the partner has found and proven, as of the last checkpoint.
+  let otherArena = Infinity;
+  let otherBound = 0;
+  const checkpoint: Checkpoint | undefined =
+    partner === undefined
+      ? undefined
+      : {
+          nodes: SYNC_NODES,
+          call: () => {
+            const other = partner.exchange(highest(), lowest());
+            otherArena = other.arena;
+            otherBound = other.bound;
+            return !other.stop;
+          },
+        };
+  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity, checkpoint);
+  trajectory.note(highest(), Math.min(highest(), lowest()));
 
   for (;;) {
-    const low = lowest();
+    const low = Math.max(lowest(), otherBound);
     const high = highest();
-    if (high <= low || budget.spent()) break;
+    if (Math.min(high, otherArena) <= low || budget.spent()) break;
     // The part that sets the arena (the first of them); it cannot be done: high > low.
     const state = states.find((s) => s.part.base + s.high === high)!;
     const floor = Math.max(state.low, state.stoppedAt + 1);
-    const ceiling = state.high - 1;
+    // Nothing at or above what either side has found is worth asking for.
+    const ceiling = Math.min(state.high, otherArena - state.part.base) - 1;
     if (floor > ceiling) break; // this part has nothing left to try within the budget
     // Nothing below the global bound is worth asking for. The first question is the bound
     // itself (often tight); later ones bisect between what is proven and what is found.
@@ -68,22 +119,24 @@ export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions
     } else {
       state.stoppedAt = Math.max(state.stoppedAt, capacity);
     }
+    trajectory.note(highest(), Math.min(highest(), lowest()));
   }
 
-  let offsets = assemble(records.length, decomposition, states);
+  let offsets = assemble(problem.records.length, setup.decomposition, states);
   let arena = highest();
   // Greedy by Size on the whole problem, in case the parts' start was worse (it never is
   // in practice; this makes "never worse than Greedy by Size" hold by construction).
   // Nothing beats an arena at the bound, so then it is not run.
   if (arena > lowest()) {
-    const whole = greedyBySize.plan(problem, { alignment });
+    const whole = greedyBySize.plan(problem, { alignment: options.alignment });
     if (whole.footprint < arena) {
       offsets = Float64Array.from(whole.offsets);
       arena = whole.footprint;
     }
   }
   const bound = Math.min(arena, lowest());
-  return { offsets, arena, bound, optimal: arena === bound, parts: states.length, nodes: budget.nodesUsed };
+  trajectory.note(arena, bound);
+  return { offsets, arena, bound, optimal: arena === bound, parts: states.length, nodes: budget.nodesUsed, trajectory: trajectory.points };
 }
 
 /** Offsets of the whole problem: fixed records where decompose put them, parts on their bases. */

@@ -1,0 +1,46 @@
+import type { Backend, DeviceInfo } from '../backend.ts';
+import { BackendError } from '../backend-error.ts';
+import { openBrowserSession } from './browser-session.ts';
+import { executeBrowser } from './execute-browser.ts';
+
+let probed: Promise<{ info: DeviceInfo; alignment: number }> | undefined;
+
+/** The page's adapter, asked once per process of a browser started for it (a second or two). */
+function probe(): Promise<{ info: DeviceInfo; alignment: number }> {
+  probed ??= (async () => {
+    const session = await openBrowserSession({});
+    try {
+      const { info, requiredAlignment } = session.device;
+      if (info === undefined) throw new BackendError('the browser page joined without describing its adapter.');
+      return { info: { ...info, browser: { executable: session.launch.executable, version: session.launch.version } }, alignment: requiredAlignment };
+    } finally {
+      await session.close();
+    }
+  })();
+  return probed;
+}
+
+/**
+ * WebGPU in a browser page (browser/): the WebGPU backend's own kernels and memory layout,
+ * bundled for the page, in a headless Chromium-based browser of the system's (SwiftShader
+ * where the machine has no GPU). A job runs whole in the page, plan and naive reference
+ * alike, so executeGraph hands it over (`execute`) instead of preparing it here.
+ */
+export const browserBackend: Backend = {
+  kind: 'browser',
+  title: "WebGPU in a headless browser: the WebGPU backend's kernels in a page of the system's Chromium (SwiftShader where there is no GPU)",
+
+  async device(): Promise<DeviceInfo> {
+    return (await probe()).info;
+  },
+
+  async requiredAlignment(): Promise<number> {
+    return (await probe()).alignment;
+  },
+
+  async prepare(): Promise<never> {
+    throw new BackendError('the browser backend runs whole jobs in its page (executeGraph hands them over); it prepares no network in this process.');
+  },
+
+  execute: executeBrowser,
+};

@@ -1,0 +1,147 @@
+import { executionOrder } from '../../graph/execution-order.ts';
+import { elementCount } from '../../graph/ir.ts';
+import type { PreparedNetwork, PrepareRequest } from '../backend.ts';
+import { BackendError } from '../backend-error.ts';
+import type { GpuContext, TimingMethod } from './gpu-context.ts';
+import { KernelError, type DispatchSpec, type KernelContext } from './kernel.ts';
+import { WEBGPU_KERNELS } from './kernels/index.ts';
+import { constantValues, GpuMemory } from './memory.ts';
+import { compileDispatches, type CompiledDispatch } from './pipelines.ts';
+import { DispatchTimer } from './timing.ts';
+
+/** A network prepared on a WebGPU device: also says how its inferences are timed. */
+export interface WebGpuPreparedNetwork extends PreparedNetwork {
+  /** 'timestamp-query': GPU time of the dispatches; 'wall-clock': submit until the queue is done. */
+  readonly timing: TimingMethod;
+  /** Milliseconds the device spent on the last inference's dispatches, by `timing`; undefined before the first. */
+  readonly lastDeviceMs: number | undefined;
+  /** Compute dispatches per inference (a node may take several, e.g. Concat one per input). */
+  readonly dispatches: number;
+}
+
+/**
+ * A network inside a verified plan on an open device, whoever opened it (Dawn for Node:
+ * webgpu-backend.ts; a browser page: browser/page/). Intermediate tensors live exactly where
+ * the plan puts them (memory.ts: one storage buffer arena for an offsets plan, one buffer
+ * per object for shared objects); every node is one or more WGSL compute dispatches
+ * (kernels/), compiled and bound once here. An inference writes the inputs, encodes every
+ * dispatch into one compute pass of one command buffer, submits it and reads the outputs back.
+ */
+export async function prepareOnDevice(context: GpuContext, request: PrepareRequest): Promise<WebGpuPreparedNetwork> {
+  const { graph } = request;
+  const order = executionOrder(graph);
+  const specs = order.flatMap((node) => dispatchesOf(request, node));
+  const memory = new GpuMemory(context, request);
+  try {
+    const dispatches = await compileDispatches(context, memory, specs);
+    // Every constant is on the device now (as it is, or repacked by its kernel): the host copy may go.
+    for (const [name, tensor] of graph.tensors) if (tensor.constant) request.release?.(name);
+    return preparedNetwork(context, request, memory, dispatches);
+  } catch (error) {
+    memory.destroy();
+    throw error;
+  }
+}
+
+function dispatchesOf(request: PrepareRequest, node: PrepareRequest['graph']['nodes'][number]): DispatchSpec[] {
+  const { graph } = request;
+  const kernel = WEBGPU_KERNELS[node.op];
+  if (kernel === undefined) throw new BackendError(`the WebGPU backend has no kernel for ${node.op} (node ${node.name}).`);
+  const shapeOf = (name: string): readonly number[] => (name === '' ? [] : (graph.tensors.get(name)?.shape ?? []));
+  const context: KernelContext = {
+    node,
+    layout: graph.layout,
+    inputShapes: node.inputs.map(shapeOf),
+    outputShape: shapeOf(node.outputs[0]),
+    constantInput(index) {
+      const name = node.inputs[index];
+      if (name === undefined || name === '' || !graph.tensors.get(name)?.constant) return undefined;
+      return constantValues(graph, name);
+    },
+  };
+  try {
+    return kernel(context);
+  } catch (error) {
+    if (error instanceof KernelError) throw new BackendError(`the WebGPU backend cannot run ${error.message}`);
+    throw error;
+  }
+}
+
+function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: GpuMemory, dispatches: readonly CompiledDispatch[]): WebGpuPreparedNetwork {
+  const { graph } = request;
+  const { device, flags } = context;
+  const outputs = graph.outputs.map((name) => ({ name, range: memory.tensor(name), at: 0 }));
+  let stagingBytes = 0;
+  for (const output of outputs) {
+    output.at = stagingBytes;
+    stagingBytes += output.range.size;
+  }
+  const staging = device.createBuffer({ label: 'outputs readback', size: Math.max(4, stagingBytes), usage: flags.MAP_READ | flags.COPY_DST });
+  memory.account(staging.size);
+  const timer = new DispatchTimer(context);
+  memory.account(timer.bufferBytes);
+  // The outputs are handed back in host arrays made once (see PreparedNetwork.infer).
+  const handed = new Map(outputs.map((o) => [o.name, new Float32Array(o.range.size / 4)]));
+  const handedBytes = outputs.reduce((sum, o) => sum + o.range.size, 0);
+  let lastDeviceMs: number | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  async function runOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+    for (const name of graph.inputs) {
+      const given = inputs.get(name);
+      const expected = elementCount(graph.tensors.get(name)?.shape ?? []);
+      if (given === undefined || given.length !== expected) throw new BackendError(`input ${name} needs ${expected} float32 values, got ${given?.length ?? 'none'}.`);
+      const target = memory.tensor(name);
+      device.queue.writeBuffer(target.buffer, target.offset, given.buffer, given.byteOffset, given.byteLength);
+    }
+    device.pushErrorScope('validation');
+    let rejected: Promise<GPUError | null>;
+    try {
+      const encoder = device.createCommandEncoder({ label: graph.name });
+      const pass = encoder.beginComputePass(timer.passDescriptor());
+      for (const dispatch of dispatches) {
+        pass.setPipeline(dispatch.pipeline);
+        pass.setBindGroup(0, dispatch.bindGroup);
+        pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
+      }
+      pass.end();
+      timer.encodeResolve(encoder);
+      for (const output of outputs) encoder.copyBufferToBuffer(output.range.buffer, output.range.offset, staging, output.at, output.range.size);
+      device.queue.submit([encoder.finish()]);
+      timer.submitted();
+    } finally {
+      rejected = device.popErrorScope();
+    }
+    const error = await context.settle(rejected);
+    if (error) throw new BackendError(`the WebGPU device rejected the inference of ${graph.name}: ${error.message}`);
+    const [elapsed] = await Promise.all([timer.elapsedMs(), context.settle(staging.mapAsync(flags.MAP_MODE_READ))]);
+    lastDeviceMs = elapsed;
+    try {
+      const mapped = staging.getMappedRange();
+      for (const o of outputs) handed.get(o.name)!.set(new Float32Array(mapped, o.at, o.range.size / 4));
+      return handed;
+    } finally {
+      staging.unmap();
+    }
+  }
+
+  return {
+    memory: () => ({ intermediates: memory.bytes.intermediates, io: memory.bytes.io + handedBytes, weights: memory.bytes.weights, scratch: 0, device: { ...memory.bytes } }),
+    timing: timer.method,
+    dispatches: dispatches.length,
+    get lastDeviceMs() {
+      return lastDeviceMs;
+    },
+    infer(inputs) {
+      // One inference at a time: they share the readback buffer.
+      const result = queue.then(() => runOnce(inputs));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    dispose() {
+      memory.destroy();
+      staging.destroy();
+      timer.destroy();
+    },
+  };
+}

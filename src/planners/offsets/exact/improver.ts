@@ -1,0 +1,116 @@
+import type { Problem } from '../../../core/problem.ts';
+import { Budget, type Checkpoint } from './budget.ts';
+import { chainsOf } from './chains.ts';
+import { luby, partState, PORTFOLIO, portfolioRun, roundUp, SCAN_UP_TO, type PartState } from './parts.ts';
+import type { SearchOutcome } from './skyline-search.ts';
+import { assemble, setUp, SYNC_NODES, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
+import { epochMs, TrajectoryRecorder } from './trajectory.ts';
+
+/**
+ * The second search of the portfolio (portfolio.ts runs it beside solve.ts's): it always
+ * asks for a packing a step below the best one found, never at the bound, so that on
+ * instances where the bound is far (or not reachable) it keeps finding better packings
+ * while the first search spends its time proving. The step starts at an eighth of the
+ * gap between what is proven and what is found, halves when a question runs out of
+ * nodes and doubles when one is answered. Questions alternate between the part itself and
+ * its chains (chains.ts), which only find. Orders are the seeded noisy ones (the first
+ * search runs the fixed ones). An 'infeasible' answer on the part itself is a proof and
+ * raises the part's bound; on the chains it proves nothing and counts as stopped.
+ */
+export function improveProblem(problem: Problem, options: ExactOffsetsOptions, partner?: Partner): ExactOffsetsOutcome {
+  const setup = setUp(problem, options.alignment);
+  const { states, lowest, highest } = setup;
+  const trajectory = new TrajectoryRecorder(options.startEpochMs ?? epochMs());
+  let otherArena = Infinity;
+  let otherBound = 0;
+  const checkpoint: Checkpoint | undefined =
+    partner === undefined
+      ? undefined
+      : {
+          nodes: SYNC_NODES,
+          call: () => {
+            const other = partner.exchange(highest(), lowest());
+            otherArena = other.arena;
+            otherBound = other.bound;
+            return !other.stop;
+          },
+        };
+  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity, checkpoint);
+  const seed = options.seed ?? 0;
+  const contexts = new Map<PartState, Context>();
+  trajectory.note(highest(), Math.min(highest(), lowest()));
+  while (!budget.spent()) {
+    const high = highest();
+    if (Math.min(high, otherArena) <= Math.max(lowest(), otherBound)) break;
+    const state = states.find((s) => s.part.base + s.high === high)!;
+    const base = state.part.base;
+    let context = contexts.get(state);
+    if (context === undefined) {
+      context = { step: Math.max(state.grain, roundUp((state.high - state.low) / 8, state.grain)), chains: chainedState(state), asked: 0 };
+      contexts.set(state, context);
+    }
+    // A step below the better of the two sides' packings, never below what either proved.
+    const capacity = Math.max(state.low, otherBound - base, Math.min(state.high, otherArena - base) - context.step);
+    if (capacity >= state.high) break;
+    const onChains = context.chains !== undefined && context.asked % 2 === 1;
+    const outcome = ask(onChains ? context.chains!.state : state, capacity, budget, seed, context.asked);
+    context.asked++;
+    if (outcome.status === 'found') {
+      state.high = outcome.arena;
+      state.offsets = onChains ? Float64Array.from(context.chains!.chainOf, (c) => outcome.offsets[c]) : outcome.offsets;
+      // Answered: aim twice as far next time (halved again as soon as that is too far).
+      context.step = Math.max(state.grain, roundUp(Math.min(2 * context.step, (state.high - state.low) / 2), state.grain));
+    } else if (outcome.status === 'infeasible' && !onChains) {
+      state.low = Math.max(state.low, roundUp(capacity + 1, state.grain));
+    } else if (!onChains || context.asked % 4 === 0) {
+      context.step = Math.max(state.grain, roundUp(context.step / 2, state.grain));
+    }
+    trajectory.note(highest(), Math.min(highest(), lowest()));
+  }
+  const arena = highest();
+  const bound = Math.min(arena, lowest());
+  trajectory.note(arena, bound);
+  return {
+    offsets: assemble(problem.records.length, setup.decomposition, states),
+    arena,
+    bound,
+    optimal: arena === bound,
+    parts: states.length,
+    nodes: budget.nodesUsed,
+    trajectory: trajectory.points,
+  };
+}
+
+interface Context {
+  step: number;
+  readonly chains: { readonly state: PartState; readonly chainOf: Int32Array } | undefined;
+  asked: number;
+}
+
+/** The part's chains as a part of their own (undefined when no two records chain). */
+function chainedState(state: PartState): { state: PartState; chainOf: Int32Array } | undefined {
+  const chains = chainsOf(state.problem);
+  if (chains === undefined) return undefined;
+  const problem: Problem = chains.problem;
+  const all = problem.records.map((_, k) => k);
+  return { state: partState(problem, { records: all, base: 0 }, state.instances[0].alignment), chainOf: chains.chainOf };
+}
+
+/**
+ * One question: a few runs of the seeded noisy orders (Luby lengths, both engines on small
+ * parts), until one answers or the question's nodes are spent.
+ */
+function ask(state: PartState, capacity: number, budget: Budget, seed: number, asked: number): SearchOutcome {
+  const n = state.instances[0].n;
+  const large = n > SCAN_UP_TO;
+  const question = budget.child(QUESTION_RUNS * Math.max(RUN_NODES, 4 * n) * luby((asked % 63) + 1));
+  for (let step = 0; ; step++) {
+    const run = PORTFOLIO.length + asked * QUESTION_RUNS + step;
+    const outcome = portfolioRun(state, capacity, question.child(Math.max(RUN_NODES, 4 * n) * luby(step + 1)), run, large || step % 2 === 1, seed + 7919);
+    if (outcome.status !== 'stopped' || question.spent()) return outcome;
+  }
+}
+
+/** Runs per question (their nodes: Luby lengths of RUN_NODES, at least 4 per record). */
+const QUESTION_RUNS = 4;
+const RUN_NODES = 5000;

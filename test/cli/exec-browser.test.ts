@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { testBrowser } from '../backends/browser/browser-available.ts';
+import { memplan, userErrorLine } from './run-memplan.ts';
+
+const browser = testBrowser('test/cli/exec-browser.test.ts');
+
+describe.skipIf(browser === undefined)('memplan exec --backend browser (headless Chromium of this machine)', () => {
+  it('runs BlazeFace in an offsets arena: --json reports matchesNaive true, the adapter, latency and the GPU buffers, and RSS as unavailable (null)', async () => {
+    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--planner', 'offsets/greedy-by-size', '--repetitions', '3', '--warmup', '1', '--json');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const report = JSON.parse(run.stdout) as {
+      backend: string;
+      matchesNaive: boolean;
+      footprint: number;
+      latencyMs: { runs: number; median: number };
+      memory: Record<string, unknown> & { device: Record<string, number> };
+      peakRssBytes: unknown;
+      device: Record<string, unknown>;
+    };
+    expect(report).toMatchObject({ backend: 'browser', matchesNaive: true });
+    expect(report.device).toMatchObject({ backend: 'browser' });
+    expect(String(report.device.adapter)).toMatch(/\w/);
+    expect(typeof report.device.software).toBe('boolean');
+    expect(report.latencyMs.runs).toBe(3);
+    // An offsets plan is one arena: one buffer of the plan's footprint.
+    expect(report.memory).toMatchObject({ planned: report.footprint, intermediates: Math.ceil(report.footprint / 4) * 4 });
+    expect(report.memory.device.intermediates).toBe(report.memory.intermediates);
+    expect(report.memory.unavailable).toEqual(['baselineRss', 'peakRss', 'peakRssDelta', 'rest']);
+    for (const key of ['baselineRss', 'peakRss', 'peakRssDelta', 'rest']) expect(report.memory[key]).toBeNull();
+    expect(report.peakRssBytes).toBeNull();
+  }, 120_000);
+});
+
+describe.concurrent('memplan exec --backend browser: bad input is one sentence and exit 2', () => {
+  it('a browser that is not there', async () => {
+    const line = userErrorLine(await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--browser', '/nonexistent/chromium'));
+    expect(line).toBe('memplan: the browser "/nonexistent/chromium" is not an executable file, nor a program on PATH.');
+  });
+
+  it('--browser with another backend, --device without remote', async () => {
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--browser', 'chromium'))).toBe('memplan: --browser names the browser of --backend browser; --backend cpu starts none.');
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--device', 'd1'))).toBe('memplan: --device names a browser that joined a memplan agent; give it with --backend remote --url --token.');
+  });
+
+  it('--peer, which times onnxruntime on this machine', async () => {
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--peer', '--browser', '/nonexistent/chromium'))).toMatch(/^memplan: the browser backend times the page alone; --peer/);
+  });
+});

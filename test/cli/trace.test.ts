@@ -1,0 +1,133 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executionOrder } from '../../src/graph/execution-order.ts';
+import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
+import { buildZooModel } from '../../src/models/zoo.ts';
+import { memplan, userErrorLine } from './run-memplan.ts';
+
+interface Event {
+  name: string;
+  ph: string;
+  pid: number;
+  tid?: number;
+  ts?: number;
+  dur?: number;
+  cat?: string;
+  args?: Record<string, unknown>;
+}
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'memplan-trace-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function readTrace(file: string): Promise<{ events: Event[]; threads: Map<number, string>; otherData: Record<string, unknown> }> {
+  const trace = JSON.parse(await readFile(file, 'utf8')) as { traceEvents: Event[]; otherData: Record<string, unknown> };
+  expect(Array.isArray(trace.traceEvents)).toBe(true);
+  for (const e of trace.traceEvents) {
+    expect(typeof e.name).toBe('string');
+    expect(Number.isInteger(e.pid)).toBe(true);
+    if (e.ph === 'X') expect(Number.isFinite(e.ts) && (e.dur as number) >= 0 && Number.isInteger(e.tid)).toBe(true);
+  }
+  const threads = new Map(trace.traceEvents.filter((e) => e.name === 'thread_name').map((e) => [e.tid as number, String(e.args?.name)]));
+  return { events: trace.traceEvents, threads, otherData: trace.otherData };
+}
+
+const end = (e: Event): number => (e.ts as number) + (e.dur as number);
+// Slices are in microseconds rounded to a nanosecond: allow that much where two times meet.
+const EPS = 0.002;
+
+describe.concurrent('traces', () => {
+  it('exec --trace: every operator once on the compute track, in order, with the live bytes of its step', async ({ expect }) => {
+    const file = join(dir, 'cpu.json');
+    const run = await memplan('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '2', '--warmup', '1', '--trace', file, '--json');
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.timeline).toBeUndefined();
+    const { events, threads, otherData } = await readTrace(file);
+    expect([...threads.values()]).toEqual(['compute']);
+    const graph = buildZooModel('zoo:blazeface');
+    const order = executionOrder(graph);
+    const slices = events.filter((e) => e.ph === 'X');
+    expect(slices.map((s) => s.name)).toEqual(order.map((n) => n.name));
+    expect(slices.map((s) => s.cat)).toEqual(order.map((n) => n.op));
+    for (let k = 1; k < slices.length; k++) expect(slices[k].ts as number).toBeGreaterThanOrEqual(end(slices[k - 1]) - EPS);
+    const problem = graphToProblem(graph, { elementSize: 4 });
+    const live = events.filter((e) => e.ph === 'C' && e.name === 'live bytes');
+    expect(live).toHaveLength(problem.operatorCount);
+    live.forEach((point, step) => {
+      const bytes = problem.records.filter((r) => r.first <= step && step <= r.last).reduce((sum, r) => sum + r.size, 0);
+      expect(point.args?.bytes).toBe(bytes);
+      expect(point.ts).toBe(slices[step].ts);
+    });
+    expect(otherData).toMatchObject({ planner: 'offsets/greedy-by-size', backend: 'cpu', footprint: report.footprint, operators: order.length });
+  });
+
+  it('exec --trace on the worker pool: a track per worker, every operator once, no step starting before the one before it ended', async ({ expect }) => {
+    const file = join(dir, 'pool.json');
+    const run = await memplan('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '1', '--warmup', '0', '--trace', file);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/wrote .*pool\.json: \d+ slices on [12] thread tracks?/);
+    const { events, threads } = await readTrace(file);
+    for (const name of threads.values()) expect(name).toMatch(/^worker [12]$/);
+    const slices = events.filter((e) => e.ph === 'X');
+    const graph = buildZooModel('zoo:blazeface');
+    expect(slices.map((s) => s.name).sort()).toEqual(graph.nodes.map((n) => n.name).sort());
+    const steps = plannedProblem(graph, { schedule: 'levels' }).steps;
+    for (let step = 1; step < steps.length; step++) {
+      const before = slices.filter((s) => s.args?.step === step - 1);
+      const now = slices.filter((s) => s.args?.step === step);
+      expect(now).toHaveLength(steps[step].length);
+      expect(Math.min(...now.map((s) => s.ts as number))).toBeGreaterThanOrEqual(Math.max(...before.map(end)) - EPS);
+    }
+  });
+
+  it('exec --budget --trace: compute and loader tracks; every layer starts after the loads of its weights ended', async ({ expect }) => {
+    const file = join(dir, 'budgeted.json');
+    const run = await memplan('exec', 'zoo:mobilenet-v1?input=96', '--budget', '2MiB', '--repetitions', '1', '--warmup', '0', '--trace', file, '--json');
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ backend: 'budgeted', matchesUnbudgeted: true });
+    const { events, threads } = await readTrace(file);
+    expect([...threads.values()].sort()).toEqual(['compute', 'loader']);
+    const tid = (name: string): number => [...threads].find(([, n]) => n === name)![0];
+    const computes = events.filter((e) => e.ph === 'X' && e.tid === tid('compute'));
+    const loads = events.filter((e) => e.ph === 'X' && e.tid === tid('loader'));
+    expect(loads.length).toBeGreaterThan(0);
+    for (const load of loads) {
+      expect(load.cat).toBe('load');
+      expect(load.args?.bytes as number).toBeGreaterThan(0);
+      const layer = computes.find((c) => c.args?.step === load.args?.forStep)!;
+      expect(layer.ts as number).toBeGreaterThanOrEqual(end(load) - EPS);
+    }
+  });
+
+  it('export --format perfetto: one slice per tensor over its lifetime at its planned offset', async ({ expect }) => {
+    const file = join(dir, 'plan.json');
+    const [exported, planned] = await Promise.all([
+      memplan('export', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', file),
+      memplan('plan', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--json'),
+    ]);
+    expect(exported.status, exported.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout).results[0] as { offsets: number[]; footprint: number };
+    const { events, otherData } = await readTrace(file);
+    const slices = events.filter((e) => e.ph === 'X');
+    expect(slices).toHaveLength(plan.offsets.length);
+    expect(otherData.footprint).toBe(plan.footprint);
+    const problem = graphToProblem(buildZooModel('zoo:blazeface'), { elementSize: 4 });
+    for (const slice of slices) {
+      const i = problem.records.findIndex((r) => r.id === slice.name);
+      expect(slice.args?.offset).toBe(plan.offsets[i]);
+      expect([slice.ts, slice.dur]).toEqual([problem.records[i].first, problem.records[i].last - problem.records[i].first + 1]);
+    }
+  });
+
+  it('refuses a trace where no operator can be timed, in one line', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--trace', join(dir, 'gpu.json'));
+    expect(userErrorLine(run)).toMatch(/--trace times the operators of the cpu, cpu-parallel, budgeted backends; the webgpu backend cannot/);
+  });
+});
