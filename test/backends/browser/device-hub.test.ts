@@ -65,6 +65,8 @@ describe('the device hub', () => {
     const { hub, url } = await started();
     const device = await FakeDevice.join(url, CODE);
     const running = hub.run(device.id, JOB, { repetitions: 3, maxRunMs: 10_000 });
+    // The job fails while the device's answer is still in flight: observe the rejection from the start.
+    running.catch(() => undefined);
     await device.answer(await device.nextJob(), { error: 'the WebGPU device was lost' });
     await expect(running).rejects.toThrow(new RegExp(`^device ${device.id} \\(fake phone\\) could not run the job: the WebGPU device was lost\\.$`));
   });
@@ -73,6 +75,7 @@ describe('the device hub', () => {
     const { hub, url } = await started();
     const device = await FakeDevice.join(url, CODE);
     const running = hub.run(device.id, JOB, { repetitions: 3, maxRunMs: 10_000 });
+    running.catch(() => undefined);
     await device.answer(await device.nextJob(), { result: { ...pageResult(3), samples: [1, 2] } });
     await expect(running).rejects.toThrow(/samples are not 3 times in ms/);
   });

@@ -38,9 +38,12 @@ describe('memory measured in an isolated process', () => {
     expect(naive.memory.intermediates).toBe(naive.memory.planned);
     expect(arena.memory.planned).toBeLessThan(65 * MiB);
     expect(arena.memory.intermediates).toBe(arena.memory.planned);
-    // Each process ran its plan alone: its peak over its baseline holds what it planned...
-    expect(naive.memory.peakRssDelta).toBeGreaterThan(128 * MiB);
-    expect(arena.memory.peakRssDelta).toBeGreaterThan(64 * MiB);
+    // Each process ran its plan alone: its peak over its baseline holds what it planned,
+    // less a few MiB at most (the baseline is taken after start-up, and pages the engine
+    // held then, e.g. young-generation heap, may be given back before the peak).
+    const slack = 4 * MiB;
+    expect(naive.memory.peakRssDelta).toBeGreaterThan(naive.memory.planned - slack);
+    expect(arena.memory.peakRssDelta).toBeGreaterThan(arena.memory.planned - slack);
     // ... and the measured difference is the planned one (within 20%).
     const planned = naive.memory.planned - arena.memory.planned;
     const measured = naive.memory.peakRssDelta - arena.memory.peakRssDelta;
