@@ -97,5 +97,9 @@ export function formatCells(row: TableRow, unit: Unit): string[] {
 
 export function formatValue(bytes: number | undefined, unit: Unit): string {
   if (bytes === undefined) return '—';
-  return unit === 'bytes' ? String(bytes) : (bytes / UNIT_BYTES[unit]).toFixed(3);
+  if (unit === 'bytes') return String(bytes);
+  const value = bytes / UNIT_BYTES[unit];
+  // Three decimals, except below a tenth of the unit (traces of a few KiB beside ones of
+  // GiB in one table): three significant digits there, never a misleading 0.000.
+  return value !== 0 && Math.abs(value) < 0.1 ? value.toPrecision(3) : value.toFixed(3);
 }

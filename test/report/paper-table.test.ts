@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CellResult } from '../../src/experiments/result.ts';
-import { buildPaperTable } from '../../src/report/paper-table.ts';
+import { buildPaperTable, formatValue } from '../../src/report/paper-table.ts';
 import { tableToCsv, tableToLatex, tableToMarkdown } from '../../src/report/table-formats.ts';
 
 const MiB = 2 ** 20;
@@ -93,5 +93,13 @@ describe('paper tables with an exact planner and both operator orders', () => {
     expect(markdown).toMatch(/"<= x" marks the best plan found within the time limit, not proven/);
     expect(tableToCsv(exactTable)).toContain('Optimal proven,yes,no');
     expect(tableToLatex(exactTable)).toContain('Optimal & 2.000 & $\\leq$ 3.000 \\\\');
+  });
+
+  it('show a footprint too small for three decimals in significant digits, never as 0.000', () => {
+    expect(formatValue(1536, 'MiB')).toBe('0.00146');
+    expect(formatValue(12, 'MiB')).toBe('0.0000114');
+    expect(formatValue(0, 'MiB')).toBe('0.000');
+    expect(formatValue(MiB / 2, 'MiB')).toBe('0.500');
+    expect(formatValue(1536, 'bytes')).toBe('1536');
   });
 });
