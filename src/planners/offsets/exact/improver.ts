@@ -1,10 +1,9 @@
 import type { Problem } from '../../../core/problem.ts';
-import { Budget, type Checkpoint } from './budget.ts';
+import type { Budget } from './budget.ts';
 import { chainsOf } from './chains.ts';
-import { luby, partState, PORTFOLIO, portfolioRun, roundUp, SCAN_UP_TO, type PartState } from './parts.ts';
+import { partState, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
-import { assemble, setUp, SYNC_NODES, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
-import { epochMs, TrajectoryRecorder } from './trajectory.ts';
+import { assemble, finishSearch, startSearch, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
 
 /**
  * The second search of the portfolio (portfolio.ts runs it beside solve.ts's): it always
@@ -18,30 +17,13 @@ import { epochMs, TrajectoryRecorder } from './trajectory.ts';
  * raises the part's bound; on the chains it proves nothing and counts as stopped.
  */
 export function improveProblem(problem: Problem, options: ExactOffsetsOptions, partner?: Partner): ExactOffsetsOutcome {
-  const setup = setUp(problem, options.alignment);
+  const { setup, trajectory, budget, other } = startSearch(problem, options, partner);
   const { states, lowest, highest } = setup;
-  const trajectory = new TrajectoryRecorder(options.startEpochMs ?? epochMs());
-  let otherArena = Infinity;
-  let otherBound = 0;
-  const checkpoint: Checkpoint | undefined =
-    partner === undefined
-      ? undefined
-      : {
-          nodes: SYNC_NODES,
-          call: () => {
-            const other = partner.exchange(highest(), lowest());
-            otherArena = other.arena;
-            otherBound = other.bound;
-            return !other.stop;
-          },
-        };
-  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity, checkpoint);
   const seed = options.seed ?? 0;
   const contexts = new Map<PartState, Context>();
-  trajectory.note(highest(), Math.min(highest(), lowest()));
   while (!budget.spent()) {
     const high = highest();
-    if (Math.min(high, otherArena) <= Math.max(lowest(), otherBound)) break;
+    if (Math.min(high, other.arena) <= Math.max(lowest(), other.bound)) break;
     const state = states.find((s) => s.part.base + s.high === high)!;
     const base = state.part.base;
     let context = contexts.get(state);
@@ -50,7 +32,7 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
       contexts.set(state, context);
     }
     // A step below the better of the two sides' packings, never below what either proved.
-    const capacity = Math.max(state.low, otherBound - base, Math.min(state.high, otherArena - base) - context.step);
+    const capacity = Math.max(state.low, other.bound - base, Math.min(state.high, other.arena - base) - context.step);
     if (capacity >= state.high) break;
     const onChains = context.chains !== undefined && context.asked % 2 === 1;
     const outcome = ask(onChains ? context.chains!.state : state, capacity, budget, seed, context.asked);
@@ -67,18 +49,7 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
     }
     trajectory.note(highest(), Math.min(highest(), lowest()));
   }
-  const arena = highest();
-  const bound = Math.min(arena, lowest());
-  trajectory.note(arena, bound);
-  return {
-    offsets: assemble(problem.records.length, setup.decomposition, states),
-    arena,
-    bound,
-    optimal: arena === bound,
-    parts: states.length,
-    nodes: budget.nodesUsed,
-    trajectory: trajectory.points,
-  };
+  return finishSearch(setup, assemble(problem.records.length, setup.decomposition, states), highest(), budget, trajectory);
 }
 
 interface Context {
@@ -103,14 +74,13 @@ function chainedState(state: PartState): { state: PartState; chainOf: Int32Array
 function ask(state: PartState, capacity: number, budget: Budget, seed: number, asked: number): SearchOutcome {
   const n = state.instances[0].n;
   const large = n > SCAN_UP_TO;
-  const question = budget.child(QUESTION_RUNS * Math.max(RUN_NODES, 4 * n) * luby((asked % 63) + 1));
+  const question = budget.child(QUESTION_RUNS * runNodes(state, asked % 63));
   for (let step = 0; ; step++) {
     const run = PORTFOLIO.length + asked * QUESTION_RUNS + step;
-    const outcome = portfolioRun(state, capacity, question.child(Math.max(RUN_NODES, 4 * n) * luby(step + 1)), run, large || step % 2 === 1, seed + 7919);
+    const outcome = portfolioRun(state, capacity, question.child(runNodes(state, step)), run, large || step % 2 === 1, seed + 7919);
     if (outcome.status !== 'stopped' || question.spent()) return outcome;
   }
 }
 
-/** Runs per question (their nodes: Luby lengths of RUN_NODES, at least 4 per record). */
+/** Runs per question (their nodes: parts.ts's runNodes, Luby lengths). */
 const QUESTION_RUNS = 4;
-const RUN_NODES = 5000;

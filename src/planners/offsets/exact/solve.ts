@@ -73,36 +73,18 @@ export function setUp(problem: Problem, alignment: number): Setup {
  * by bisection, until the arena meets the bound or the budget is spent.
  */
 export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions, partner?: Partner): ExactOffsetsOutcome {
-  const setup = setUp(problem, options.alignment);
+  const { setup, trajectory, budget, other } = startSearch(problem, options, partner);
   const { states, lowest, highest } = setup;
-  const trajectory = new TrajectoryRecorder(options.startEpochMs ?? epochMs());
-  // What the partner has found and proven, as of the last checkpoint.
-  let otherArena = Infinity;
-  let otherBound = 0;
-  const checkpoint: Checkpoint | undefined =
-    partner === undefined
-      ? undefined
-      : {
-          nodes: SYNC_NODES,
-          call: () => {
-            const other = partner.exchange(highest(), lowest());
-            otherArena = other.arena;
-            otherBound = other.bound;
-            return !other.stop;
-          },
-        };
-  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity, checkpoint);
-  trajectory.note(highest(), Math.min(highest(), lowest()));
 
   for (;;) {
-    const low = Math.max(lowest(), otherBound);
+    const low = Math.max(lowest(), other.bound);
     const high = highest();
-    if (Math.min(high, otherArena) <= low || budget.spent()) break;
+    if (Math.min(high, other.arena) <= low || budget.spent()) break;
     // The part that sets the arena (the first of them); it cannot be done: high > low.
     const state = states.find((s) => s.part.base + s.high === high)!;
     const floor = Math.max(state.low, state.stoppedAt + 1);
     // Nothing at or above what either side has found is worth asking for.
-    const ceiling = Math.min(state.high, otherArena - state.part.base) - 1;
+    const ceiling = Math.min(state.high, other.arena - state.part.base) - 1;
     if (floor > ceiling) break; // this part has nothing left to try within the budget
     // Nothing below the global bound is worth asking for. The first question is the bound
     // itself (often tight); later ones bisect between what is proven and what is found.
@@ -134,9 +116,49 @@ export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions
       arena = whole.footprint;
     }
   }
-  const bound = Math.min(arena, lowest());
+  return finishSearch(setup, offsets, arena, budget, trajectory);
+}
+
+/** What a search of a portfolio starts with: the parts, its trajectory, its budget, and what its partner has found and proven as of the last checkpoint. */
+export interface SearchStart {
+  readonly setup: Setup;
+  readonly trajectory: TrajectoryRecorder;
+  readonly budget: Budget;
+  readonly other: { readonly arena: number; readonly bound: number };
+}
+
+/**
+ * The start both searches share (this file's and improver.ts's): the problem set up in
+ * parts, the first trajectory point, and a budget that meets the partner, if any, every
+ * SYNC_NODES nodes to trade arenas and bounds.
+ */
+export function startSearch(problem: Problem, options: ExactOffsetsOptions, partner?: Partner): SearchStart {
+  const setup = setUp(problem, options.alignment);
+  const { lowest, highest } = setup;
+  const trajectory = new TrajectoryRecorder(options.startEpochMs ?? epochMs());
+  const other = { arena: Infinity, bound: 0 };
+  const checkpoint: Checkpoint | undefined =
+    partner === undefined
+      ? undefined
+      : {
+          nodes: SYNC_NODES,
+          call: () => {
+            const met = partner.exchange(highest(), lowest());
+            other.arena = met.arena;
+            other.bound = met.bound;
+            return !met.stop;
+          },
+        };
+  const budget = Budget.of(options.timeLimitMs, options.nodeLimit ?? Infinity, checkpoint);
+  trajectory.note(highest(), Math.min(highest(), lowest()));
+  return { setup, trajectory, budget, other };
+}
+
+/** The outcome of a search that ends with `offsets` of arena `arena`: its bound is the parts' proof, capped by the arena. */
+export function finishSearch(setup: Setup, offsets: Float64Array, arena: number, budget: Budget, trajectory: TrajectoryRecorder): ExactOffsetsOutcome {
+  const bound = Math.min(arena, setup.lowest());
   trajectory.note(arena, bound);
-  return { offsets, arena, bound, optimal: arena === bound, parts: states.length, nodes: budget.nodesUsed, trajectory: trajectory.points };
+  return { offsets, arena, bound, optimal: arena === bound, parts: setup.states.length, nodes: budget.nodesUsed, trajectory: trajectory.points };
 }
 
 /** Offsets of the whole problem: fixed records where decompose put them, parts on their bases. */
