@@ -110,10 +110,6 @@ export interface OperatorSpan {
   readonly end: number;
 }
 
-/** Now, on the clock every thread of the process shares (performance.now is per thread). */
-export function sharedClock(): number {
-  return performance.timeOrigin + performance.now();
-}
 
 /** A prepared network that runs the operators of a step at once on a pool of threads. */
 export interface ParallelRun {

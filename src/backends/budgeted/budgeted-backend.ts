@@ -1,9 +1,11 @@
 import { cpus, totalmem } from 'node:os';
+import { epochMs } from '../../core/clock.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { elementCount } from '../../graph/ir.ts';
 import { layerMemory } from '../../graph/layer-memory.ts';
-import { sharedClock, type Backend, type DeviceInfo, type PreparedNetwork, type PrepareRequest, type StreamingStats } from '../backend.ts';
+import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest, StreamingStats } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
+import { GraphIo } from '../cpu/graph-io.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
 import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
 import { layerKernel, type ArenaContext } from './arena-kernels.ts';
@@ -82,30 +84,22 @@ export const budgetedBackend: Backend = {
       const at = context.at(name);
       return heap.subarray(at, at + elementCount(graph.tensors.get(name)?.shape ?? []));
     };
-    const inputs = graph.inputs.map((name) => ({ name, view: view(name) }));
-    const handed = new Map(graph.outputs.map((name) => [name, new Float32Array(view(name).length)]));
-    const outputs = graph.outputs.map((name) => ({ view: view(name), copy: handed.get(name) as Float32Array }));
-    let handedBytes = 0;
-    for (const values of handed.values()) handedBytes += values.byteLength;
+    const io = new GraphIo(graph, view);
     let bytesLoaded = 0;
     for (const bytes of schedule.bytes) bytesLoaded += bytes;
     const stalls: number[] = [];
     const trace = streaming.trace ? new Int32Array(2 * steps.length) : undefined;
     /** One inference; `times`: each step's start and end (ms, the clock every thread shares). */
     const run = (given: ReadonlyMap<string, Float32Array>, times?: Float64Array): void => {
-      for (const { name, view: target } of inputs) {
-        const values = given.get(name);
-        if (values === undefined || values.length !== target.length) throw new BackendError(`input ${name} needs ${target.length} float32 values, got ${values?.length ?? 'none'}.`);
-        target.set(values);
-      }
+      io.load(given);
       loader.begin();
       let stalled = 0;
       for (let step = 0; step < steps.length; step++) {
         stalled += loader.waitForLoads(schedule.loadsBefore[step]);
         if (trace) trace[2 * step] = loader.sequence();
-        if (times) times[2 * step] = sharedClock();
+        if (times) times[2 * step] = epochMs();
         steps[step]();
-        if (times) times[2 * step + 1] = sharedClock();
+        if (times) times[2 * step + 1] = epochMs();
         if (trace) trace[2 * step + 1] = loader.sequence();
         loader.computed();
       }
@@ -113,11 +107,10 @@ export const budgetedBackend: Backend = {
       if (!times) stalls.push(stalled);
     };
     return {
-      memory: () => ({ intermediates: memory.buffer.byteLength, io: handedBytes, weights: 0, scratch: kernelScratchBytes() }),
+      memory: () => ({ intermediates: memory.buffer.byteLength, io: io.handedBytes, weights: 0, scratch: kernelScratchBytes() }),
       async infer(given) {
         run(given);
-        for (const { view: source, copy } of outputs) copy.set(source);
-        return handed;
+        return io.handOut();
       },
       async trace(given) {
         const times = new Float64Array(2 * steps.length);

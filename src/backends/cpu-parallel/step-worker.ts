@@ -7,6 +7,7 @@
  * throws is reported on its error port, and the step still ends.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { epochMs } from '../../core/clock.ts';
 import type { KernelCall } from '../cpu/kernel.ts';
 import { KERNELS, kernelScratchBytes } from '../cpu/kernels/index.ts';
 import { awaitStep, leaveStep, markFailed, QUIT, takeOperator, tracing, type StepBlock } from './step-control.ts';
@@ -38,7 +39,7 @@ function serve(setup: WorkerSetup): void {
     for (let k = takeOperator(block, operators.length); k >= 0; k = takeOperator(block, operators.length)) {
       const at = operators[k];
       if (traced) {
-        block.spans.start[at] = performance.timeOrigin + performance.now();
+        block.spans.start[at] = epochMs();
         block.spans.worker[at] = index;
       }
       const started = performance.now();
@@ -49,7 +50,7 @@ function serve(setup: WorkerSetup): void {
         markFailed(block);
       }
       block.busyMs[index] += performance.now() - started;
-      if (traced) block.spans.end[at] = performance.timeOrigin + performance.now();
+      if (traced) block.spans.end[at] = epochMs();
       block.scratchBytes[index] = kernelScratchBytes();
     }
     leaveStep(block, workers);

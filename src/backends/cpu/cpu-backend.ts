@@ -1,6 +1,7 @@
 import { cpus, totalmem } from 'node:os';
+import { epochMs } from '../../core/clock.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
-import { sharedClock, type Backend, type DeviceInfo, type PreparedNetwork, type PrepareRequest } from '../backend.ts';
+import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { GraphIo } from './graph-io.ts';
 import { resolveKernelCalls } from './kernel-calls.ts';
 import { kernelScratchBytes } from './kernels/index.ts';
@@ -42,9 +43,9 @@ export const cpuBackend: Backend = {
       async trace(inputs) {
         io.load(inputs);
         return calls.map(({ kernel, call }, step) => {
-          const start = sharedClock();
+          const start = epochMs();
           kernel(call);
-          return { node: call.node.name, op: call.node.op, step, thread: 'compute', start, end: sharedClock() };
+          return { node: call.node.name, op: call.node.op, step, thread: 'compute', start, end: epochMs() };
         });
       },
       dispose() {},

@@ -1,5 +1,5 @@
 import type { Partner } from './solve.ts';
-import { epochMs } from './trajectory.ts';
+import { epochMs } from '../../../core/clock.ts';
 
 /**
  * Where the two threads of a portfolio meet (shared memory, Atomics): at its k-th

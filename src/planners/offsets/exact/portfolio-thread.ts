@@ -4,7 +4,7 @@ import { makeProblem } from '../../../core/problem.ts';
 import { improveProblem } from './improver.ts';
 import { MeetingPoint } from './meeting-point.ts';
 import type { ThreadJob, ThreadResult } from './portfolio.ts';
-import { epochMs } from './trajectory.ts';
+import { epochMs } from '../../../core/clock.ts';
 
 /**
  * The portfolio's second thread (portfolio.ts): improver.ts on the job's problem until the

@@ -3,7 +3,8 @@ import type { Problem } from '../../../core/problem.ts';
 import { MeetingPoint } from './meeting-point.ts';
 import { solveOffsetsExact, SYNC_NODES, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
 import { threadScript } from './thread-module.ts';
-import { epochMs, mergeTrajectories, type TrajectoryPoint } from './trajectory.ts';
+import { epochMs } from '../../../core/clock.ts';
+import { mergeTrajectories, type TrajectoryPoint } from './trajectory.ts';
 
 /** What the portfolio's second thread is given (structured-cloned) and hands back. */
 export interface ThreadJob {

@@ -1,3 +1,4 @@
+import { epochMs } from '../../../core/clock.ts';
 import type { Problem } from '../../../core/problem.ts';
 import { greedyBySize } from '../greedy-by-size.ts';
 import { Budget, type Checkpoint } from './budget.ts';
@@ -5,7 +6,7 @@ import { decompose, type Decomposition } from './decompose.ts';
 import { packAroundPeak } from './peak-window.ts';
 import { partState, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
-import { epochMs, TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
+import { TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
 
 export interface ExactOffsetsOptions {
   readonly alignment: number;

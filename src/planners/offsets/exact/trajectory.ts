@@ -1,3 +1,5 @@
+import { epochMs } from '../../../core/clock.ts';
+
 /**
  * The anytime record of an exact search: after how long it held which best arena and
  * which proven bound. A point is kept only when one of the two changes; the last point is
@@ -9,11 +11,6 @@ export interface TrajectoryPoint {
   readonly footprint: number;
   /** Best lower bound proven so far (bytes). */
   readonly bound: number;
-}
-
-/** Wall-clock time comparable across threads (performance.now() is per thread). */
-export function epochMs(): number {
-  return performance.timeOrigin + performance.now();
 }
 
 export class TrajectoryRecorder {
