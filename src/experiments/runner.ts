@@ -9,7 +9,7 @@ import { loadSource } from '../io/source.ts';
 import { executeGraph, type PeerReport } from '../backends/execute.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
-import { ExperimentError, type BackendSpec, type Experiment } from './config.ts';
+import { ExperimentError, type BackendSpec, type Experiment, type ModelEntry } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
 import type { CellResult, OtherOrderBounds } from './result.ts';
@@ -81,7 +81,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   const skipped: string[] = [];
 
   for (const model of experiment.models) {
-    if (model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source)) {
+    if (isAbsent(model)) {
       skipped.push(`${model.label}: ${model.source} is absent`);
       progress.note(`skipping ${model.label}: ${model.source} is absent.`);
       for (const planner of planners) for (const backend of experiment.backends) if (!mine || mine.has(cellKey(model.source, planner.id, backendLabel(backend)))) progress.step(`${model.label} (absent)`);
@@ -232,7 +232,7 @@ function runCell(experiment: Experiment, source: string, label: string, planner:
 async function shareOf(experiment: Experiment, planners: readonly Planner[], shard: ShardSpec): Promise<ShardInfo> {
   const cells: ShareableCell[] = [];
   for (const model of experiment.models) {
-    const absent = model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source);
+    const absent = isAbsent(model);
     const records = absent ? 0 : (await loadModel(model.source, experiment)).problem.records.length;
     for (const planner of planners) {
       for (const backend of experiment.backends) {
@@ -249,6 +249,11 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
     order: cells.map((c) => c.key),
     assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
   };
+}
+
+/** An optional model whose file is not there (zoo and synthetic sources always are): its cells are skipped. */
+function isAbsent(model: ModelEntry): boolean {
+  return model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source);
 }
 
 /** A sortable, file-name-safe id: the UTC time of the start. */
