@@ -30,6 +30,8 @@ export interface PartState {
   stoppedAt: number;
   /** Questions asked so far. */
   asked: number;
+  /** Whether cut-rebuild.ts has had its one try at the part. */
+  rebuildTried: boolean;
 }
 
 export type Order = 'size' | 'life' | 'area' | 'short' | 'incumbent' | 'end';
@@ -176,6 +178,7 @@ export function partState(problem: Problem, part: Part, alignment: number): Part
     offsets,
     stoppedAt: -1,
     asked: 0,
+    rebuildTried: false,
   };
 }
 

@@ -14,8 +14,9 @@ const valid = (problem: Parameters<typeof verifyPlan>[0], offsets: Float64Array)
 
 describe('offsets/exact on two threads', () => {
   // A planted problem no search packs at its optimum within these nodes: both threads run
-  // to their node limit and meet many times on the way.
-  const { problem } = plantedProblem(200, 7, 'guillotine');
+  // to their node limit and meet many times on the way. (A 64-byte grain: at the default
+  // grain cut-rebuild.ts packs this cut at once.)
+  const { problem } = plantedProblem(200, 7, 'guillotine', 64);
   const options = { alignment: 1, timeLimitMs: Infinity, nodeLimit: 6 * SYNC_NODES, threads: 2, improverSeed: 1 };
 
   it('gives the same plan every time it stops on nodes, with a claim it can back', () => {

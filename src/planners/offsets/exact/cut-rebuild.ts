@@ -1,0 +1,149 @@
+import type { Budget } from './budget.ts';
+import { FlatGroups } from './flat-groups.ts';
+import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
+
+/**
+ * Rebuilds a guillotine packing of a part with no slack: where the live bytes are the
+ * same at every point (the capacity), a packing at the capacity is a rectangle filled
+ * exactly, and if it was made by cuts through whole pieces (the planted `guillotine` and
+ * `lanes` families), it can be found top down, piece by piece:
+ *
+ * - records live over the whole span of a piece go to its bottom (any packing can be
+ *   rearranged so: move the record down, lift what was below it);
+ * - a point no record of the piece crosses is a time cut: each side is a piece of the same
+ *   height, solved on its own;
+ * - otherwise the piece is a stack of full-span groups, each flat (its live bytes the same
+ *   at every point) and each with a time cut of its own; flat-groups.ts finds one by
+ *   constraint propagation, and the group and the rest are solved in turn.
+ *
+ * It only searches packings made of cuts, so failing proves nothing: it answers 'found'
+ * or 'stopped', never 'infeasible'. Sets of records that failed as a piece are remembered
+ * (a piece's records fix its span and height, so the failure holds wherever they recur).
+ */
+export function rebuildCut(instance: PackingInstance, capacity: number, budget: Budget): SearchOutcome {
+  const { n, points, first, last, occupied, real } = instance;
+  if (n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
+  let grain = 0;
+  for (let k = 0; k < n; k++) {
+    if (occupied[k] !== real[k]) return STOPPED; // aligned sizes leave slack
+    grain = gcd(grain, real[k]);
+  }
+  if (capacity % grain !== 0 || capacity / grain > MAX_UNITS) return STOPPED;
+  const delta = new Float64Array(points + 1);
+  for (let k = 0; k < n; k++) {
+    delta[first[k]] += real[k];
+    delta[last[k] + 1] -= real[k];
+  }
+  for (let t = 0, live = 0; t < points; t++) {
+    live += delta[t];
+    if (live !== capacity) return STOPPED; // not flat at this capacity: no rectangle to rebuild
+  }
+  const units = Int32Array.from(real, (s) => s / grain);
+  const rebuild = new Rebuild(first, last, units, budget);
+  try {
+    const all = Array.from({ length: n }, (_, k) => k);
+    if (!rebuild.piece(all, 0, points, capacity / grain, 0)) return STOPPED;
+  } catch (e) {
+    if (e === OUT_OF_BUDGET) return STOPPED;
+    throw e;
+  }
+  const offsets = Float64Array.from(rebuild.offsets, (y) => y * grain);
+  return { status: 'found', offsets, arena: capacity };
+}
+
+/** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
+const MAX_UNITS = 4096;
+const STOPPED: SearchOutcome = { status: 'stopped' };
+
+/** Thrown through the recursion when the budget runs out. */
+export const OUT_OF_BUDGET = Symbol('out of budget');
+
+class Rebuild {
+  /** Offsets in grains. */
+  readonly offsets: Float64Array;
+  private readonly failed = new Set<string>();
+
+  constructor(
+    private readonly first: Int32Array,
+    private readonly last: Int32Array,
+    private readonly units: Int32Array,
+    private readonly budget: Budget,
+  ) {
+    this.offsets = new Float64Array(units.length);
+  }
+
+  tick(): void {
+    if (!this.budget.tick()) throw OUT_OF_BUDGET;
+  }
+
+  /** Packs `ids` (flat, `height` grains over points [a, b)) from offset y; false when no cut packing exists. */
+  piece(ids: readonly number[], a: number, b: number, height: number, y: number): boolean {
+    this.tick();
+    const { first, last, units } = this;
+    if (ids.length === 1) {
+      const k = ids[0];
+      this.offsets[k] = y;
+      return units[k] === height && first[k] === a && last[k] === b - 1;
+    }
+    const key = ids.length > 2 ? ids.slice().sort((p, q) => p - q).join(',') : '';
+    if (key !== '' && this.failed.has(key)) return false;
+    const ok = this.solve(ids, a, b, height, y);
+    if (!ok && key !== '') this.failed.add(key);
+    return ok;
+  }
+
+  private solve(ids: readonly number[], a: number, b: number, height: number, y: number): boolean {
+    const { first, last, units } = this;
+    const rest: number[] = [];
+    for (const k of ids) {
+      if (first[k] === a && last[k] === b - 1) {
+        this.offsets[k] = y;
+        y += units[k];
+        height -= units[k];
+      } else {
+        rest.push(k);
+      }
+    }
+    if (height < 0) return false;
+    if (rest.length === 0) return height === 0;
+    const spans = timeCuts(rest, first, last);
+    if (spans.length > 1 || spans[0].a !== a || spans[0].b !== b) {
+      // The pieces must tile [a, b): a gap would be a point of no breadth.
+      if (spans[0].a !== a || spans[spans.length - 1].b !== b) return false;
+      for (let i = 1; i < spans.length; i++) if (spans[i].a !== spans[i - 1].b) return false;
+      return spans.every((s) => this.piece(s.ids, s.a, s.b, height, y));
+    }
+    const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick());
+    // Each flat group found: the smaller side first (a wrong group fails there soonest).
+    return groups.each((group, others, g) =>
+      group.length <= others.length
+        ? this.piece(group, a, b, g, y) && this.piece(others, a, b, height - g, y + g)
+        : this.piece(others, a, b, height - g, y + g) && this.piece(group, a, b, g, y),
+    );
+  }
+}
+
+/** Splits records at the points none of them crosses, in time order. */
+function timeCuts(ids: readonly number[], first: Int32Array, last: Int32Array): { ids: number[]; a: number; b: number }[] {
+  const order = ids.slice().sort((p, q) => first[p] - first[q] || p - q);
+  const spans: { ids: number[]; a: number; b: number }[] = [];
+  let current: number[] = [];
+  let start = 0;
+  let reach = -1;
+  for (const k of order) {
+    if (current.length > 0 && first[k] > reach) {
+      spans.push({ ids: current, a: start, b: reach + 1 });
+      current = [];
+    }
+    if (current.length === 0) start = first[k];
+    current.push(k);
+    reach = Math.max(reach, last[k]);
+  }
+  spans.push({ ids: current, a: start, b: reach + 1 });
+  return spans;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}

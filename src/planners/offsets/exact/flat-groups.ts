@@ -1,0 +1,319 @@
+/**
+ * The full-span groups of a piece with no slack that cut-rebuild.ts stacks: subsets of the
+ * piece's records whose live grains are the same (g) at every point and that have a time
+ * cut of their own (a point none of them crosses). A 0/1 variable per record (in the
+ * group or not) and two kinds of linear equations:
+ *
+ * - level: at every point where a record starts, the group's live sizes sum to g;
+ * - step: between two such points, what the group starts equals what it ended (implied
+ *   by two levels, but on a handful of records, so it propagates far more);
+ *
+ * each kept arc-consistent (a value stays only if a subset sum of the other free records
+ * completes the equation) and the search branches on a record of the equation with the
+ * fewest free records, larger records first, "in" before "out".
+ *
+ * Which groups are asked for, in turn:
+ * 1. pairs of cuts: the group is cut at u (records crossing u are outside it) and the rest
+ *    is cut at v (records crossing v are in it), the constrained pairs first (largest
+ *    crossing sizes); a stack of two groups, each cut in time, is found this way;
+ * 2. one cut: the group is cut at u, any rest (stacks of three or more groups).
+ * Heights g are those that subsets of what ends and starts at the cuts can make.
+ */
+export class FlatGroups {
+  private readonly m: number;
+  /** Equations over local indices: variables, coefficients (signed grains), level or step. */
+  private readonly eqVars: Int32Array[] = [];
+  private readonly eqCoef: Int32Array[] = [];
+  private readonly eqLevel: boolean[] = [];
+  private readonly varEqs: number[][];
+  /** -1 free, 0 out of the group, 1 in it. */
+  private readonly dom: Int8Array;
+  private readonly trail: number[] = [];
+  private readonly queued: Uint8Array;
+  private g = 0;
+  private revisions = 0;
+  /** Subset-sum table of revise(), reused. */
+  private table = new Uint8Array(1 << 14);
+
+  constructor(
+    private readonly ids: readonly number[],
+    private readonly a: number,
+    private readonly b: number,
+    private readonly height: number,
+    private readonly first: Int32Array,
+    private readonly last: Int32Array,
+    private readonly units: Int32Array,
+    private readonly tick: () => void,
+  ) {
+    this.m = ids.length;
+    this.dom = new Int8Array(this.m).fill(-1);
+    const starts = [...new Set(ids.map((k) => first[k]))].sort((p, q) => p - q);
+    for (const u of starts) {
+      const vars: number[] = [];
+      ids.forEach((k, i) => {
+        if (first[k] <= u && last[k] >= u) vars.push(i);
+      });
+      this.addEquation(vars, (i) => units[ids[i]], true);
+    }
+    for (let s = 1; s < starts.length; s++) {
+      const u = starts[s];
+      const previous = starts[s - 1];
+      const vars: number[] = [];
+      ids.forEach((k, i) => {
+        if (first[k] === u || (first[k] <= previous && last[k] >= previous && last[k] < u)) vars.push(i);
+      });
+      this.addEquation(vars, (i) => (first[ids[i]] === u ? units[ids[i]] : -units[ids[i]]), false);
+    }
+    this.varEqs = Array.from({ length: this.m }, () => []);
+    this.eqVars.forEach((vars, q) => vars.forEach((v) => this.varEqs[v].push(q)));
+    this.queued = new Uint8Array(this.eqVars.length);
+  }
+
+  private addEquation(vars: number[], coefficient: (i: number) => number, level: boolean): void {
+    if (vars.length === 0) return;
+    this.eqVars.push(Int32Array.from(vars));
+    this.eqCoef.push(Int32Array.from(vars, coefficient));
+    this.eqLevel.push(level);
+  }
+
+  /**
+   * Calls `found(group, rest, g)` (record ids) for flat groups with a time cut until it
+   * returns true (then true), or until there are no more to try (then false).
+   */
+  each(found: (group: number[], rest: number[], g: number) => boolean): boolean {
+    const { ids, a, b, height, first, last, units, m } = this;
+    // Per boundary u in (a, b): records crossing it (live at u - 1 and u), ending before it, starting at it.
+    const crossing: number[][] = Array.from({ length: b - a }, () => []);
+    const ending: number[][] = Array.from({ length: b - a }, () => []);
+    const starting: number[][] = Array.from({ length: b - a }, () => []);
+    for (let i = 0; i < m; i++) {
+      const k = ids[i];
+      for (let u = first[k] + 1; u <= last[k]; u++) crossing[u - a].push(i);
+      if (last[k] + 1 < b) ending[last[k] + 1 - a].push(i);
+      if (first[k] > a) starting[first[k] - a].push(i);
+    }
+    const sizeOf = (list: number[]): number => list.reduce((s, i) => s + units[ids[i]], 0);
+    const sums = (list: number[]): Uint8Array => subsetSums(list.map((i) => units[ids[i]]), height);
+    const cuts: { u: number; crossing: number; heights: Uint8Array }[] = [];
+    for (let u = a + 1; u < b; u++) {
+      const x = u - a;
+      if (ending[x].length === 0 || starting[x].length === 0) continue;
+      const across = sizeOf(crossing[x]);
+      if (across >= height) continue;
+      const ends = sums(ending[x]);
+      const starts = sums(starting[x]);
+      const heights = new Uint8Array(height + 1);
+      for (let g = 1; g < height; g++) heights[g] = ends[g] & starts[g];
+      cuts.push({ u, crossing: across, heights });
+    }
+    const fixes = (outside: number, inside: number | undefined): [number, number][] => [
+      ...crossing[outside - a].map((i): [number, number] => [i, 0]),
+      ...(inside === undefined ? [] : crossing[inside - a].map((i): [number, number] => [i, 1])),
+    ];
+    const answer = (g: number): boolean => {
+      const group: number[] = [];
+      const rest: number[] = [];
+      for (let i = 0; i < m; i++) (this.dom[i] === 1 ? group : rest).push(ids[i]);
+      return found(group, rest, g);
+    };
+
+    // 1. Pairs of cuts, most constrained first.
+    const pairs: [number, number, number][] = [];
+    const mark = new Int32Array(m).fill(-1);
+    for (const p of cuts) {
+      for (const i of crossing[p.u - a]) mark[i] = p.u;
+      for (const q of cuts) {
+        if (q.u === p.u || p.crossing + q.crossing > height) continue;
+        if (crossing[q.u - a].some((i) => mark[i] === p.u)) continue;
+        pairs.push([p.u, q.u, p.crossing + q.crossing]);
+      }
+    }
+    pairs.sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
+    const cutAt = new Map(cuts.map((c) => [c.u, c]));
+    for (const [u, v] of pairs) {
+      const cu = cutAt.get(u)!;
+      const across = cutAt.get(v)!.crossing;
+      // At v the group is what crosses v plus subsets of what ends and starts there.
+      const ends = sums(ending[v - a]);
+      const starts = sums(starting[v - a]);
+      for (let g = Math.max(1, across); g <= Math.min(height - 1, height - cu.crossing); g++) {
+        if (!cu.heights[g] || !ends[g - across] || !starts[g - across]) continue;
+        if (this.run(fixes(u, v), g, answer)) return true;
+      }
+    }
+    // 2. One cut.
+    const byCrossing = cuts.slice().sort((p, q) => q.crossing - p.crossing || p.u - q.u);
+    for (const cu of byCrossing) {
+      for (let g = 1; g <= Math.min(height - 1, height - cu.crossing); g++) {
+        if (cu.heights[g] && this.run(fixes(cu.u, undefined), g, answer)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Fixes, propagates and searches at height g; the domains are as before on return. */
+  private run(fixes: [number, number][], g: number, answer: (g: number) => boolean): boolean {
+    this.tick();
+    this.g = g;
+    const mark = this.trail.length;
+    let ok = true;
+    for (const [v, value] of fixes) {
+      if (this.dom[v] === 1 - value) {
+        ok = false;
+        break;
+      }
+      if (this.dom[v] === -1) this.set(v, value);
+    }
+    ok = ok && this.propagate(undefined);
+    const result = ok && this.search(answer);
+    this.undo(mark);
+    return result;
+  }
+
+  private search(answer: (g: number) => boolean): boolean {
+    this.tick();
+    const v = this.branchVariable();
+    if (v < 0) return answer(this.g);
+    for (const value of [1, 0]) {
+      const mark = this.trail.length;
+      this.set(v, value);
+      if (this.propagate([v]) && this.search(answer)) return true;
+      this.undo(mark);
+    }
+    return false;
+  }
+
+  /** A free record of the equation with the fewest free records (the largest of them); -1 when none is free. */
+  private branchVariable(): number {
+    let best = -1;
+    let fewest = Infinity;
+    for (let q = 0; q < this.eqVars.length; q++) {
+      let free = 0;
+      let pick = -1;
+      for (const v of this.eqVars[q]) {
+        if (this.dom[v] !== -1) continue;
+        free++;
+        if (pick < 0 || this.units[this.ids[v]] > this.units[this.ids[pick]]) pick = v;
+      }
+      if (free > 0 && free < fewest) {
+        fewest = free;
+        best = pick;
+        if (free === 1) break;
+      }
+    }
+    return best;
+  }
+
+  private set(v: number, value: number): void {
+    this.dom[v] = value;
+    this.trail.push(v);
+  }
+
+  private undo(mark: number): void {
+    while (this.trail.length > mark) this.dom[this.trail.pop()!] = -1;
+  }
+
+  /** Revises the equations of `changed` records (all equations when undefined) to a fixpoint; false on a wipe-out. */
+  private propagate(changed: number[] | undefined): boolean {
+    const work: number[] = [];
+    const enqueue = (q: number): void => {
+      if (!this.queued[q]) {
+        this.queued[q] = 1;
+        work.push(q);
+      }
+    };
+    if (changed === undefined) for (let q = 0; q < this.eqVars.length; q++) enqueue(q);
+    else for (const v of changed) for (const q of this.varEqs[v]) enqueue(q);
+    const fixed: number[] = [];
+    let ok = true;
+    while (work.length > 0) {
+      const q = work.pop()!;
+      this.queued[q] = 0;
+      if (!ok) continue; // drain the queue so its flags are clear
+      // Revisions are most of the work: every REVISIONS_PER_NODE of them count as a node.
+      if (++this.revisions % REVISIONS_PER_NODE === 0) this.tick();
+      if (!this.revise(q, fixed)) ok = false;
+      while (fixed.length > 0) for (const r of this.varEqs[fixed.pop()!]) enqueue(r);
+    }
+    return ok;
+  }
+
+  /**
+   * Arc consistency of one equation: sum of coef * x = rhs (g for a level, 0 for a step).
+   * A record with a negative coefficient is counted through its complement (1 - x), so
+   * every free coefficient is positive and a subset-sum table over 0..rhs decides which
+   * values stay. Records left with one value are fixed and pushed to `fixed`.
+   */
+  private revise(q: number, fixed: number[]): boolean {
+    const vars = this.eqVars[q];
+    const coef = this.eqCoef[q];
+    let rhs = this.eqLevel[q] ? this.g : 0;
+    const free: number[] = [];
+    let reach = 0;
+    for (let j = 0; j < vars.length; j++) {
+      const d = this.dom[vars[j]];
+      const c = coef[j];
+      if (d === 1) rhs -= c;
+      else if (d === -1) {
+        free.push(j);
+        if (c < 0) rhs -= c;
+        reach += Math.abs(c);
+      }
+    }
+    if (rhs < 0 || rhs > reach) return false;
+    const f = free.length;
+    if (f === 0) return rhs === 0;
+    const width = rhs + 1;
+    if (this.table.length < (f + 1) * width) this.table = new Uint8Array((f + 1) * width * 2);
+    const table = this.table;
+    table.fill(0, 0, (f + 1) * width);
+    table[0] = 1;
+    for (let i = 0; i < f; i++) {
+      const c = Math.abs(coef[free[i]]);
+      const row = i * width;
+      for (let s = 0; s < width; s++) {
+        if (!table[row + s]) continue;
+        table[row + width + s] = 1;
+        if (s + c < width) table[row + width + s + c] = 1;
+      }
+    }
+    if (!table[f * width + rhs]) return false;
+    // Backwards: sums s from which the records i.. can still reach rhs.
+    let after = new Uint8Array(width);
+    after[rhs] = 1;
+    for (let i = f - 1; i >= 0; i--) {
+      const c = Math.abs(coef[free[i]]);
+      const row = i * width;
+      let without = false;
+      let withIt = false;
+      const before = new Uint8Array(width);
+      for (let s = 0; s < width; s++) {
+        const on = s + c < width && after[s + c] === 1;
+        if (after[s] || on) before[s] = 1;
+        if (!table[row + s]) continue;
+        if (after[s]) without = true;
+        if (on) withIt = true;
+      }
+      after = before;
+      if (!without && !withIt) return false;
+      if (!without || !withIt) {
+        const v = vars[free[i]];
+        // withIt: the counted value is 1, which for a complemented record means out.
+        const value = coef[free[i]] < 0 ? (withIt ? 0 : 1) : withIt ? 1 : 0;
+        this.set(v, value);
+        fixed.push(v);
+      }
+    }
+    return true;
+  }
+}
+
+const REVISIONS_PER_NODE = 64;
+
+/** Which sums up to `limit` subsets of `sizes` make (index = sum). */
+function subsetSums(sizes: readonly number[], limit: number): Uint8Array {
+  const reach = new Uint8Array(limit + 1);
+  reach[0] = 1;
+  for (const c of sizes) for (let x = limit; x >= c; x--) if (reach[x - c]) reach[x] = 1;
+  return reach;
+}
