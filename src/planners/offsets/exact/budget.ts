@@ -44,6 +44,12 @@ export class Budget {
     return this.stopped;
   }
 
+  /** Nodes this budget may still count (its own limit and its ancestors'; Infinity when none). */
+  nodesLeft(): number {
+    const own = Math.max(0, this.nodeLimit - this.nodesUsed);
+    return this.parent === undefined ? own : Math.min(own, this.parent.nodesLeft());
+  }
+
   remainingMs(): number {
     return this.spent() ? 0 : Math.max(0, this.deadline - performance.now());
   }

@@ -39,21 +39,28 @@ export function rebuildCut(instance: PackingInstance, capacity: number, budget: 
     if (live !== capacity) return STOPPED; // not flat at this capacity: no rectangle to rebuild
   }
   const units = Int32Array.from(real, (s) => s / grain);
-  const rebuild = new Rebuild(first, last, units, budget);
-  try {
-    const all = Array.from({ length: n }, (_, k) => k);
-    if (!rebuild.piece(all, 0, points, capacity / grain, 0)) return STOPPED;
-  } catch (e) {
-    if (e === OUT_OF_BUDGET) return STOPPED;
-    throw e;
+  const all = Array.from({ length: n }, (_, k) => k);
+  // The two searches of flat-groups.ts solve different instances: the first gets half the
+  // nodes (at most FIRST_ONLY_NODES when the budget has no node limit), the second the rest.
+  for (const firstOnly of [true, false]) {
+    const share = Math.ceil(Math.min(budget.nodesLeft(), 2 * FIRST_ONLY_NODES) / 2);
+    const rebuild = new Rebuild(first, last, units, firstOnly ? budget.child(share) : budget, firstOnly);
+    try {
+      if (rebuild.piece(all, 0, points, capacity / grain, 0)) {
+        return { status: 'found', offsets: Float64Array.from(rebuild.offsets, (y) => y * grain), arena: capacity };
+      }
+    } catch (e) {
+      if (e !== OUT_OF_BUDGET) throw e;
+    }
+    if (budget.spent()) break;
   }
-  const offsets = Float64Array.from(rebuild.offsets, (y) => y * grain);
-  return { status: 'found', offsets, arena: capacity };
+  return STOPPED;
 }
 
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
 const MAX_UNITS = 4096;
 const STOPPED: SearchOutcome = { status: 'stopped' };
+const FIRST_ONLY_NODES = 8000;
 
 /** Thrown through the recursion when the budget runs out. */
 export const OUT_OF_BUDGET = Symbol('out of budget');
@@ -68,6 +75,8 @@ class Rebuild {
     private readonly last: Int32Array,
     private readonly units: Int32Array,
     private readonly budget: Budget,
+    /** Which search of flat-groups.ts to run. */
+    private readonly firstOnly: boolean,
   ) {
     this.offsets = new Float64Array(units.length);
   }
@@ -113,7 +122,7 @@ class Rebuild {
       for (let i = 1; i < spans.length; i++) if (spans[i].a !== spans[i - 1].b) return false;
       return spans.every((s) => this.piece(s.ids, s.a, s.b, height, y));
     }
-    const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick());
+    const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick(), this.firstOnly);
     // Each flat group found: the smaller side first (a wrong group fails there soonest).
     return groups.each((group, others, g) =>
       group.length <= others.length

@@ -9,8 +9,11 @@
  *   by two levels, but on a handful of records, so it propagates far more);
  *
  * each kept arc-consistent (a value stays only if a subset sum of the other free records
- * completes the equation) and the search branches on a record of the equation with the
- * fewest free records, larger records first, "in" before "out".
+ * completes the equation). The search solves independent components apart (free records
+ * that share no equation through free records: what crosses between them is fixed, so a
+ * component that fails fails them all, and no other is retried for it), branching on a
+ * record of the equation with the fewest free records, larger records first, "in" before
+ * "out"; each question takes the first assignment it finds.
  *
  * Which groups are asked for, in turn:
  * 1. pairs of cuts: the group is cut at u (records crossing u are outside it) and the rest
@@ -44,6 +47,7 @@ export class FlatGroups {
     private readonly last: Int32Array,
     private readonly units: Int32Array,
     private readonly tick: () => void,
+    private readonly firstOnly: boolean,
   ) {
     this.m = ids.length;
     this.dom = new Int8Array(this.m).fill(-1);
@@ -170,35 +174,128 @@ export class FlatGroups {
     return result;
   }
 
+  /**
+   * Two ways to search, which solve different instances (cut-rebuild.ts tries both):
+   * - first only (`firstOnly`): the first assignment of the free records that satisfies
+   *   every equation, solved component by component, handed to `answer`; if the group it
+   *   makes leads to no packing the question gives up rather than enumerate the product of
+   *   the components' solutions;
+   * - all: one search over every record, each assignment handed to `answer` in turn.
+   */
   private search(answer: (g: number) => boolean): boolean {
+    if (this.firstOnly) {
+      const free: number[] = [];
+      for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
+      return this.solveAll(free) && answer(this.g);
+    }
+    return this.enumerate(answer);
+  }
+
+  private enumerate(answer: (g: number) => boolean): boolean {
     this.tick();
-    const v = this.branchVariable();
+    const free: number[] = [];
+    for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
+    const v = this.branchVariableOf(free);
     if (v < 0) return answer(this.g);
     for (const value of [1, 0]) {
       const mark = this.trail.length;
       this.set(v, value);
-      if (this.propagate([v]) && this.search(answer)) return true;
+      if (this.propagate([v]) && this.enumerate(answer)) return true;
       this.undo(mark);
     }
     return false;
   }
 
-  /** A free record of the equation with the fewest free records (the largest of them); -1 when none is free. */
-  private branchVariable(): number {
+  /**
+   * Fixes every record of `vars` (free ones) so that every equation holds, component by
+   * component: records that share no equation with a free record between them are
+   * independent (the records crossing from one to the other are fixed), so each component
+   * is solved on its own and a failing one fails the whole without retrying the others.
+   * Domains keep the solution on success and are restored on failure.
+   */
+  private solveAll(vars: number[]): boolean {
+    const mark = this.trail.length;
+    for (const component of this.components(vars)) {
+      if (!this.solveComponent(component)) {
+        this.undo(mark);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private solveComponent(vars: number[]): boolean {
+    this.tick();
+    const v = this.branchVariableOf(vars);
+    if (v < 0) return true;
+    for (const value of [1, 0]) {
+      const mark = this.trail.length;
+      this.set(v, value);
+      if (this.propagate([v]) && this.solveAll(vars.filter((x) => this.dom[x] === -1))) return true;
+      this.undo(mark);
+    }
+    return false;
+  }
+
+  /** The free records of `vars` in groups linked through equations (union-find). */
+  private components(vars: number[]): number[][] {
+    const parent = new Map<number, number>();
+    for (const v of vars) if (this.dom[v] === -1) parent.set(v, v);
+    const find = (x: number): number => {
+      let r = x;
+      while (parent.get(r)! !== r) r = parent.get(r)!;
+      while (parent.get(x)! !== r) {
+        const next = parent.get(x)!;
+        parent.set(x, r);
+        x = next;
+      }
+      return r;
+    };
+    const seen = new Set<number>();
+    for (const v of parent.keys()) {
+      for (const q of this.varEqs[v]) {
+        if (seen.has(q)) continue;
+        seen.add(q);
+        let root = -1;
+        for (const w of this.eqVars[q]) {
+          if (this.dom[w] !== -1 || !parent.has(w)) continue;
+          const r = find(w);
+          if (root < 0) root = r;
+          else if (r !== root) parent.set(r, root);
+        }
+      }
+    }
+    const groups = new Map<number, number[]>();
+    for (const v of parent.keys()) {
+      const r = find(v);
+      if (!groups.has(r)) groups.set(r, []);
+      groups.get(r)!.push(v);
+    }
+    // Smallest first: a failing component is found cheapest.
+    return [...groups.values()].sort((a, b) => a.length - b.length);
+  }
+
+  /** A free record of `vars` in the equation with the fewest free records (the largest of them); -1 when none. */
+  private branchVariableOf(vars: number[]): number {
     let best = -1;
     let fewest = Infinity;
-    for (let q = 0; q < this.eqVars.length; q++) {
-      let free = 0;
-      let pick = -1;
-      for (const v of this.eqVars[q]) {
-        if (this.dom[v] !== -1) continue;
-        free++;
-        if (pick < 0 || this.units[this.ids[v]] > this.units[this.ids[pick]]) pick = v;
-      }
-      if (free > 0 && free < fewest) {
-        fewest = free;
-        best = pick;
-        if (free === 1) break;
+    const seen = new Set<number>();
+    for (const v of vars) {
+      if (this.dom[v] !== -1) continue;
+      for (const q of this.varEqs[v]) {
+        if (seen.has(q)) continue;
+        seen.add(q);
+        let free = 0;
+        let pick = -1;
+        for (const w of this.eqVars[q]) {
+          if (this.dom[w] !== -1) continue;
+          free++;
+          if (pick < 0 || this.units[this.ids[w]] > this.units[this.ids[pick]]) pick = w;
+        }
+        if (free > 0 && free < fewest) {
+          fewest = free;
+          best = pick;
+        }
       }
     }
     return best;

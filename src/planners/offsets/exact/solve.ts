@@ -31,11 +31,12 @@ export interface Partner {
 
 /**
  * cut-rebuild.ts runs on parts up to this many records, for at most REBUILD_NODES nodes
- * (under a second at 400 records on a 2-core EPYC; the planted cuts it rebuilds at 200
- * records take 250 to 7,000). Larger cuts are beyond it for now (DEVELOPERS.md).
+ * (at most about 2.5 s at 400 records on a 2-core EPYC, where it fails; the planted
+ * guillotine cuts it rebuilds at 200 records take 200 to 6,000). Larger cuts are beyond it
+ * for now (DEVELOPERS.md).
  */
 export const REBUILD_UP_TO = 400;
-export const REBUILD_NODES = 8000;
+export const REBUILD_NODES = 16_000;
 
 /** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
 export const SYNC_NODES = 1 << 16;

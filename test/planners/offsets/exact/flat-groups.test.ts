@@ -5,7 +5,7 @@ import { FlatGroups } from '../../../../src/planners/offsets/exact/flat-groups.t
 import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
 
 /** Every group FlatGroups reports on the whole of a planted problem, up to `most` of them. */
-function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most: number) {
+function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most: number, firstOnly: boolean) {
   const { problem } = plantedProblem(n, seed, family);
   const { instances } = partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, 1);
   const { first, last, points } = instances[0];
@@ -15,7 +15,7 @@ function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most:
   let ticks = 0;
   const groups = new FlatGroups(all, 0, points, PLANTED_HEIGHT / PLANTED_GRAIN, first, last, units, () => {
     if (++ticks > 50_000) throw new Error('out of ticks');
-  });
+  }, firstOnly);
   groups.each((group, rest, g) => {
     found.push({ group, rest, g });
     return found.length >= most;
@@ -26,8 +26,8 @@ function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most:
 describe('FlatGroups', () => {
   it('reports only groups of the same live size at every point, with a time cut, the rest its complement', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 4, max: 40 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom('guillotine' as const, 'lanes' as const), (n, seed, family) => {
-        const { found, first, last, units, points } = groupsOf(n, seed, family, 5);
+      fc.property(fc.integer({ min: 4, max: 40 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom('guillotine' as const, 'lanes' as const), fc.boolean(), (n, seed, family, firstOnly) => {
+        const { found, first, last, units, points } = groupsOf(n, seed, family, 5, firstOnly);
         for (const { group, rest, g } of found) {
           expect(group.length + rest.length).toBe(n);
           expect(new Set([...group, ...rest]).size).toBe(n);
@@ -43,11 +43,13 @@ describe('FlatGroups', () => {
     );
   });
 
-  it('finds the two halves of a planted guillotine cut of 200 records among its first groups', () => {
+  it('finds a flat group of a planted guillotine cut of 200 records, either way it searches', () => {
     // The first cut of `guillotine` is across memory: some group of the rectangle is flat.
-    const { found } = groupsOf(200, 1, 'guillotine', 1);
-    expect(found.length).toBe(1);
-    expect(found[0].g).toBeGreaterThan(0);
-    expect(found[0].g).toBeLessThan(PLANTED_HEIGHT / PLANTED_GRAIN);
+    for (const firstOnly of [true, false]) {
+      const { found } = groupsOf(200, 1, 'guillotine', 1, firstOnly);
+      expect(found.length).toBe(1);
+      expect(found[0].g).toBeGreaterThan(0);
+      expect(found[0].g).toBeLessThan(PLANTED_HEIGHT / PLANTED_GRAIN);
+    }
   });
 });
