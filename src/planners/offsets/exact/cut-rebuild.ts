@@ -1,5 +1,7 @@
 import type { Budget } from './budget.ts';
+import { splitAtCuts } from './decompose.ts';
 import { FlatGroups } from './flat-groups.ts';
+import { breadthToPlace } from './search-setup.ts';
 import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
 
 /**
@@ -19,25 +21,16 @@ import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
  * It only searches packings made of cuts, so failing proves nothing: it answers 'found'
  * or 'stopped', never 'infeasible'. Sets of records that failed as a piece are remembered
  * (a piece's records fix its span and height, so the failure holds wherever they recur).
+ * `grain` divides every size (the part's grain, PartState.grain); heights count in grains.
  */
-export function rebuildCut(instance: PackingInstance, capacity: number, budget: Budget): SearchOutcome {
+export function rebuildCut(instance: PackingInstance, grain: number, capacity: number, budget: Budget): SearchOutcome {
   const { n, points, first, last, occupied, real } = instance;
   if (n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
-  let grain = 0;
-  for (let k = 0; k < n; k++) {
-    if (occupied[k] !== real[k]) return STOPPED; // aligned sizes leave slack
-    grain = gcd(grain, real[k]);
-  }
+  for (let k = 0; k < n; k++) if (occupied[k] !== real[k]) return STOPPED; // aligned sizes leave slack
   if (capacity % grain !== 0 || capacity / grain > MAX_UNITS) return STOPPED;
-  const delta = new Float64Array(points + 1);
-  for (let k = 0; k < n; k++) {
-    delta[first[k]] += real[k];
-    delta[last[k] + 1] -= real[k];
-  }
-  for (let t = 0, live = 0; t < points; t++) {
-    live += delta[t];
-    if (live !== capacity) return STOPPED; // not flat at this capacity: no rectangle to rebuild
-  }
+  // Not flat at this capacity: no rectangle to rebuild.
+  const live = breadthToPlace(instance, capacity);
+  if (live === undefined || live.some((bytes) => bytes !== capacity)) return STOPPED;
   const units = Int32Array.from(real, (s) => s / grain);
   const all = Array.from({ length: n }, (_, k) => k);
   // The two searches of flat-groups.ts solve different instances: the first gets half the
@@ -63,7 +56,7 @@ const STOPPED: SearchOutcome = { status: 'stopped' };
 const FIRST_ONLY_NODES = 8000;
 
 /** Thrown through the recursion when the budget runs out. */
-export const OUT_OF_BUDGET = Symbol('out of budget');
+const OUT_OF_BUDGET = Symbol('out of budget');
 
 class Rebuild {
   /** Offsets in grains. */
@@ -115,7 +108,11 @@ class Rebuild {
     }
     if (height < 0) return false;
     if (rest.length === 0) return height === 0;
-    const spans = timeCuts(rest, first, last);
+    // Each piece's records in time order (the order the searches of flat-groups.ts index them by).
+    const spans = splitAtCuts((i) => first[i], (i) => last[i], rest).map((ids) => {
+      ids.sort((p, q) => first[p] - first[q] || p - q);
+      return { ids, a: first[ids[0]], b: Math.max(...ids.map((i) => last[i])) + 1 };
+    });
     if (spans.length > 1 || spans[0].a !== a || spans[0].b !== b) {
       // The pieces must tile [a, b): a gap would be a point of no breadth.
       if (spans[0].a !== a || spans[spans.length - 1].b !== b) return false;
@@ -130,29 +127,4 @@ class Rebuild {
         : this.piece(others, a, b, height - g, y + g) && this.piece(group, a, b, g, y),
     );
   }
-}
-
-/** Splits records at the points none of them crosses, in time order. */
-function timeCuts(ids: readonly number[], first: Int32Array, last: Int32Array): { ids: number[]; a: number; b: number }[] {
-  const order = ids.slice().sort((p, q) => first[p] - first[q] || p - q);
-  const spans: { ids: number[]; a: number; b: number }[] = [];
-  let current: number[] = [];
-  let start = 0;
-  let reach = -1;
-  for (const k of order) {
-    if (current.length > 0 && first[k] > reach) {
-      spans.push({ ids: current, a: start, b: reach + 1 });
-      current = [];
-    }
-    if (current.length === 0) start = first[k];
-    current.push(k);
-    reach = Math.max(reach, last[k]);
-  }
-  spans.push({ ids: current, a: start, b: reach + 1 });
-  return spans;
-}
-
-function gcd(a: number, b: number): number {
-  while (b !== 0) [a, b] = [b, a % b];
-  return a;
 }

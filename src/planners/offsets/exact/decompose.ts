@@ -45,7 +45,9 @@ export function decompose(records: readonly TensorUsageRecord[], alignment: numb
   }
   // A worklist, not recursion: nested stacks can be thousands deep.
   const work: Part[] = [];
-  for (const component of splitAtCuts(records, all)) work.push({ records: component, base: 0 });
+  const firstOf = (i: number): number => records[i].first;
+  const lastOf = (i: number): number => records[i].last;
+  for (const component of splitAtCuts(firstOf, lastOf, all)) work.push({ records: component, base: 0 });
   while (work.length > 0) {
     const part = work.pop()!;
     if (part.records.length === 1 || alignment > 1) {
@@ -74,26 +76,31 @@ export function decompose(records: readonly TensorUsageRecord[], alignment: numb
       parts.push(part);
       continue;
     }
-    for (const component of splitAtCuts(records, rest)) work.push({ records: component, base });
+    for (const component of splitAtCuts(firstOf, lastOf, rest)) work.push({ records: component, base });
   }
   parts.sort((a, b) => a.records[0] - b.records[0]);
   return { parts, fixed, fixedTop };
 }
 
-/** Groups `subset` into maximal runs of time where some record is live between any two neighbouring operators. */
-function splitAtCuts(records: readonly TensorUsageRecord[], subset: readonly number[]): number[][] {
-  const order = subset.slice().sort((a, b) => records[a].first - records[b].first || a - b);
+/**
+ * Groups `subset` into maximal runs of time where some record is live between any two
+ * neighbouring operators: the pieces a time cut leaves, in time order, each ascending.
+ * `first` and `last` give a record's first and last operator (decompose.ts reads the
+ * records, cut-rebuild.ts its dense points).
+ */
+export function splitAtCuts(first: (i: number) => number, last: (i: number) => number, subset: readonly number[]): number[][] {
+  const order = subset.slice().sort((a, b) => first(a) - first(b) || a - b);
   const components: number[][] = [];
   let current: number[] = [];
   let reach = -Infinity;
   for (const i of order) {
-    if (current.length > 0 && records[i].first > reach) {
+    if (current.length > 0 && first(i) > reach) {
       components.push(current.sort((a, b) => a - b));
       current = [];
       reach = -Infinity;
     }
     current.push(i);
-    reach = Math.max(reach, records[i].last);
+    reach = Math.max(reach, last(i));
   }
   if (current.length > 0) components.push(current.sort((a, b) => a - b));
   return components;

@@ -98,7 +98,8 @@ export class FlatGroups {
     }
     const sizeOf = (list: number[]): number => list.reduce((s, i) => s + units[ids[i]], 0);
     const sums = (list: number[]): Uint8Array => subsetSums(list.map((i) => units[ids[i]]), height);
-    const cuts: { u: number; crossing: number; heights: Uint8Array }[] = [];
+    // Per candidate cut: what crosses it, and the sums subsets of what ends and starts there make.
+    const cuts: { u: number; crossing: number; ends: Uint8Array; starts: Uint8Array; heights: Uint8Array }[] = [];
     for (let u = a + 1; u < b; u++) {
       const x = u - a;
       if (ending[x].length === 0 || starting[x].length === 0) continue;
@@ -108,7 +109,7 @@ export class FlatGroups {
       const starts = sums(starting[x]);
       const heights = new Uint8Array(height + 1);
       for (let g = 1; g < height; g++) heights[g] = ends[g] & starts[g];
-      cuts.push({ u, crossing: across, heights });
+      cuts.push({ u, crossing: across, ends, starts, heights });
     }
     const fixes = (outside: number, inside: number | undefined): [number, number][] => [
       ...crossing[outside - a].map((i): [number, number] => [i, 0]),
@@ -136,10 +137,8 @@ export class FlatGroups {
     const cutAt = new Map(cuts.map((c) => [c.u, c]));
     for (const [u, v] of pairs) {
       const cu = cutAt.get(u)!;
-      const across = cutAt.get(v)!.crossing;
       // At v the group is what crosses v plus subsets of what ends and starts there.
-      const ends = sums(ending[v - a]);
-      const starts = sums(starting[v - a]);
+      const { crossing: across, ends, starts } = cutAt.get(v)!;
       for (let g = Math.max(1, across); g <= Math.min(height - 1, height - cu.crossing); g++) {
         if (!cu.heights[g] || !ends[g - across] || !starts[g - across]) continue;
         if (this.run(fixes(u, v), g, answer)) return true;
@@ -183,19 +182,19 @@ export class FlatGroups {
    * - all: one search over every record, each assignment handed to `answer` in turn.
    */
   private search(answer: (g: number) => boolean): boolean {
-    if (this.firstOnly) {
-      const free: number[] = [];
-      for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
-      return this.solveAll(free) && answer(this.g);
-    }
+    if (this.firstOnly) return this.solveAll(this.freeRecords()) && answer(this.g);
     return this.enumerate(answer);
+  }
+
+  private freeRecords(): number[] {
+    const free: number[] = [];
+    for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
+    return free;
   }
 
   private enumerate(answer: (g: number) => boolean): boolean {
     this.tick();
-    const free: number[] = [];
-    for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
-    const v = this.branchVariableOf(free);
+    const v = this.branchVariableOf(this.freeRecords());
     if (v < 0) return answer(this.g);
     for (const value of [1, 0]) {
       const mark = this.trail.length;

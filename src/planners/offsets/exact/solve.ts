@@ -192,7 +192,7 @@ function decide(state: PartState, capacity: number, budget: Budget, seed: number
   // try per part, by nodes only (so runs repeat), and only where it pays for itself.
   if (!state.rebuildTried && state.instances[0].n <= REBUILD_UP_TO) {
     state.rebuildTried = true;
-    const rebuilt = rebuildCut(state.instances[0], capacity, budget.child(REBUILD_NODES));
+    const rebuilt = rebuildCut(state.instances[0], state.grain, capacity, budget.child(REBUILD_NODES));
     if (rebuilt.status === 'found') return rebuilt;
   }
   const large = state.instances[0].n > SCAN_UP_TO;

@@ -11,6 +11,11 @@ import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { positiveProblems } from '../../../fixtures/arbitraries.ts';
 
 const wholePart = (problem: Problem, alignment = 1) => partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, alignment);
+/** rebuildCut on the whole problem as one part. */
+const rebuildWhole = (problem: Problem, capacity: number, budget: Budget, alignment = 1) => {
+  const state = wholePart(problem, alignment);
+  return rebuildCut(state.instances[0], state.grain, capacity, budget);
+};
 const valid = (problem: Problem, offsets: Float64Array): boolean => verifyPlan(problem, offsetsPlan(problem, offsets)).valid;
 
 describe('rebuildCut', () => {
@@ -18,7 +23,7 @@ describe('rebuildCut', () => {
     for (const family of ['guillotine', 'lanes'] as const) {
       for (const seed of [1, 2, 3]) {
         const { problem } = plantedProblem(200, seed, family);
-        const outcome = rebuildCut(wholePart(problem).instances[0], PLANTED_HEIGHT, Budget.of(Infinity, 20_000));
+        const outcome = rebuildWhole(problem, PLANTED_HEIGHT, Budget.of(Infinity, 20_000));
         // Lanes seeds 1 and 2 may be beyond it in these nodes (offsets/exact's searches prove them).
         if (family === 'guillotine' || seed === 3) expect(outcome.status).toBe('found');
         if (outcome.status !== 'found') continue;
@@ -32,7 +37,7 @@ describe('rebuildCut', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 60 }), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('guillotine', 'lanes', 'dnn', 'skyline'), (n, seed, family) => {
         const { problem } = plantedProblem(n, seed, family as 'guillotine');
-        const outcome = rebuildCut(wholePart(problem).instances[0], PLANTED_HEIGHT, Budget.of(Infinity, 2_000));
+        const outcome = rebuildWhole(problem, PLANTED_HEIGHT, Budget.of(Infinity, 2_000));
         expect(outcome.status).not.toBe('infeasible');
         if (outcome.status === 'found') {
           expect(outcome.arena).toBe(PLANTED_HEIGHT);
@@ -46,9 +51,8 @@ describe('rebuildCut', () => {
   it('declines, without spending a node, what is not flat at the capacity or needs alignment', () => {
     fc.assert(
       fc.property(positiveProblems({ maxRecords: 30 }), (problem) => {
-        const state = wholePart(problem);
         const budget = Budget.of(Infinity, 1_000);
-        const outcome = rebuildCut(state.instances[0], state.low, budget);
+        const outcome = rebuildWhole(problem, wholePart(problem).low, budget);
         if (outcome.status === 'found') expect(valid(problem, outcome.offsets)).toBe(true);
         else expect(outcome.status).toBe('stopped');
       }),
@@ -59,18 +63,18 @@ describe('rebuildCut', () => {
       { id: 'b', size: 2, first: 1, last: 2 },
     ]);
     const budget = Budget.of(Infinity, 1_000);
-    expect(rebuildCut(wholePart(uneven).instances[0], 6, budget).status).toBe('stopped');
+    expect(rebuildWhole(uneven, 6, budget).status).toBe('stopped');
     expect(budget.nodesUsed).toBe(0);
     const { problem } = plantedProblem(50, 1, 'guillotine');
-    const aligned = wholePart(makeProblem('odd', problem.records.map((r) => ({ ...r, size: r.size - 1 }))), 4096);
-    expect(rebuildCut(aligned.instances[0], PLANTED_HEIGHT, budget).status).toBe('stopped');
+    const odd = makeProblem('odd', problem.records.map((r) => ({ ...r, size: r.size - 1 })));
+    expect(rebuildWhole(odd, PLANTED_HEIGHT, budget, 4096).status).toBe('stopped');
     expect(budget.nodesUsed).toBe(0);
   });
 
   it('stops when its nodes run out', () => {
     const { problem } = plantedProblem(200, 1, 'guillotine');
     const budget = Budget.of(Infinity, 10);
-    expect(rebuildCut(wholePart(problem).instances[0], PLANTED_HEIGHT, budget).status).toBe('stopped');
+    expect(rebuildWhole(problem, PLANTED_HEIGHT, budget).status).toBe('stopped');
     expect(budget.nodesUsed).toBeLessThanOrEqual(10);
   });
 
