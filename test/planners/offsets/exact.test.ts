@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { alignUp } from '../../../src/core/alignment.ts';
 import { lowerBounds } from '../../../src/core/bounds.ts';
+import { plantedProblem } from '../../../src/core/planted.ts';
 import { makeProblem, type Problem } from '../../../src/core/problem.ts';
 import { verifyPlan } from '../../../src/core/verify.ts';
 import { loadProblem } from '../../../src/io/source.ts';
@@ -157,6 +158,20 @@ describe('decompose', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('offsets/exact on a planted cut too large to rebuild whole', () => {
+  it('packs the planted lanes of 700 records at the optimum by peeling bands, and repeats itself', () => {
+    // The searches alone end 18% above in 400,000 nodes; the bands take 229 of 256 grains
+    // and the 60 records above them pack at their bound, which proves the optimum.
+    const { problem, optimum } = plantedProblem(700, 3, 'lanes');
+    const options = { threads: 1, nodeLimit: 400_000, timeLimitMs: Infinity };
+    const plan = exact.plan(problem, options);
+    expect(verifyPlan(problem, plan).valid).toBe(true);
+    expect(plan.footprint).toBe(optimum);
+    expect(plan.optimal).toBe(true);
+    expect(exact.plan(problem, options).offsets).toEqual(plan.offsets);
   });
 });
 

@@ -24,30 +24,47 @@ import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
  * `grain` divides every size (the part's grain, PartState.grain); heights count in grains.
  */
 export function rebuildCut(instance: PackingInstance, grain: number, capacity: number, budget: Budget): SearchOutcome {
-  const { n, points, first, last, occupied, real } = instance;
-  if (n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
-  for (let k = 0; k < n; k++) if (occupied[k] !== real[k]) return STOPPED; // aligned sizes leave slack
-  if (capacity % grain !== 0 || capacity / grain > MAX_UNITS) return STOPPED;
-  // Not flat at this capacity: no rectangle to rebuild.
+  if (instance.n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
+  const units = flatUnits(instance, grain, capacity);
+  if (units === undefined) return STOPPED;
+  const all = Array.from({ length: instance.n }, (_, k) => k);
+  const offsets = rebuildPiece(instance, units, all, capacity / grain, budget);
+  return offsets === undefined ? STOPPED : { status: 'found', offsets: Float64Array.from(offsets, (y) => y * grain), arena: capacity };
+}
+
+/**
+ * Sizes in grains when the instance has no slack at the capacity (every point's live bytes
+ * equal it, no alignment padding, heights within what the tables afford); else undefined.
+ */
+export function flatUnits(instance: PackingInstance, grain: number, capacity: number): Int32Array | undefined {
+  const { n, occupied, real } = instance;
+  for (let k = 0; k < n; k++) if (occupied[k] !== real[k]) return undefined; // aligned sizes leave slack
+  if (capacity % grain !== 0 || capacity / grain > MAX_UNITS) return undefined;
   const live = breadthToPlace(instance, capacity);
-  if (live === undefined || live.some((bytes) => bytes !== capacity)) return STOPPED;
-  const units = Int32Array.from(real, (s) => s / grain);
-  const all = Array.from({ length: n }, (_, k) => k);
+  if (live === undefined || live.some((bytes) => bytes !== capacity)) return undefined;
+  return Int32Array.from(real, (s) => s / grain);
+}
+
+/**
+ * Offsets (in grains, per record of the instance; only those of `ids` are set) of a cut
+ * packing of `ids` as one piece: flat, `height` grains over the whole of the instance's
+ * points; undefined when none is found within the budget.
+ */
+export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: readonly number[], height: number, budget: Budget): Float64Array | undefined {
+  const { points, first, last } = instance;
   // The two searches of flat-groups.ts solve different instances: the first gets half the
   // nodes (at most FIRST_ONLY_NODES when the budget has no node limit), the second the rest.
   for (const firstOnly of [true, false]) {
     const share = Math.ceil(Math.min(budget.nodesLeft(), 2 * FIRST_ONLY_NODES) / 2);
     const rebuild = new Rebuild(first, last, units, firstOnly ? budget.child(share) : budget, firstOnly);
     try {
-      if (rebuild.piece(all, 0, points, capacity / grain, 0)) {
-        return { status: 'found', offsets: Float64Array.from(rebuild.offsets, (y) => y * grain), arena: capacity };
-      }
+      if (rebuild.piece(ids, 0, points, height, 0)) return rebuild.offsets;
     } catch (e) {
       if (e !== OUT_OF_BUDGET) throw e;
     }
     if (budget.spent()) break;
   }
-  return STOPPED;
+  return undefined;
 }
 
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */

@@ -3,7 +3,7 @@ import type { Budget } from './budget.ts';
 import { chainsOf } from './chains.ts';
 import { partState, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
-import { assemble, finishSearch, startSearch, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
+import { assemble, finishSearch, peelLargeParts, startSearch, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
 
 /**
  * The second search of the portfolio (portfolio.ts runs it beside solve.ts's): it always
@@ -21,7 +21,16 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
   const { states, lowest, highest } = setup;
   const seed = options.seed ?? 0;
   const contexts = new Map<PartState, Context>();
+  // Large parts with no slack get their bands peeled (solve.ts's peelLargeParts) once a
+  // twentieth of the time has gone: the questions before it find the early packings.
+  const peelBelowMs = (budget.remainingMs() * 19) / 20;
+  let peeled = false;
   while (!budget.spent()) {
+    if (!peeled && budget.remainingMs() <= peelBelowMs) {
+      peeled = true;
+      peelLargeParts(states, options, budget);
+      trajectory.note(highest(), Math.min(highest(), lowest()));
+    }
     const high = highest();
     if (Math.min(high, other.arena) <= Math.max(lowest(), other.bound)) break;
     const state = states.find((s) => s.part.base + s.high === high)!;
