@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { flatUnits, rebuildPiece } from './cut-rebuild.ts';
+import { flatUnits, REBUILD_UP_TO, rebuildPiece } from './cut-rebuild.ts';
 import { eachFlatGroup } from './flat-sweep.ts';
 import type { PackingInstance } from './skyline-search.ts';
 
@@ -31,19 +31,18 @@ export function peelBands(instance: PackingInstance, grain: number, capacity: nu
   if (units === undefined) return undefined;
   const { n, points, first, last } = instance;
   const offsets = new Float64Array(n);
-  let ids = Array.from({ length: n }, (_, k) => k);
-  let y = 0;
-  let height = capacity / grain;
+  // Records live over every point go to the bottom (decompose.ts has stacked them already
+  // unless the alignment is above 1); what is left never gains such a record.
   const wholeSpan = (k: number): boolean => first[k] === 0 && last[k] === points - 1;
+  let y = 0;
+  for (let k = 0; k < n; k++) {
+    if (!wholeSpan(k)) continue;
+    offsets[k] = y * grain;
+    y += units[k];
+  }
+  let height = capacity / grain - y;
+  let ids = Array.from({ length: n }, (_, k) => k).filter((k) => !wholeSpan(k));
   while (ids.length > 0 && !budget.spent()) {
-    for (const k of ids) {
-      if (!wholeSpan(k)) continue;
-      offsets[k] = y * grain;
-      y += units[k];
-      height -= units[k];
-    }
-    ids = ids.filter((k) => !wholeSpan(k));
-    if (ids.length === 0) break;
     let band: { group: number[]; g: number } | undefined;
     // A level that finds no band in LEVEL_NODES ends the peel (the rest is not made of bands).
     const level = budget.child(LEVEL_NODES);
@@ -65,9 +64,8 @@ export function peelBands(instance: PackingInstance, grain: number, capacity: nu
       }
     }
     if (band === undefined) {
-      // No thin band: the rest may still be one piece, if small enough for cut-rebuild.ts
-      // (flat-groups.ts's revisions on a thousand records take seconds per thousand nodes).
-      const packed = ids.length <= WHOLE_REST_UP_TO ? rebuildPiece(instance, units, ids, height, budget.child(BAND_NODES)) : undefined;
+      // No thin band: the rest may still be one piece, if small enough for cut-rebuild.ts.
+      const packed = ids.length <= REBUILD_UP_TO ? rebuildPiece(instance, units, ids, height, budget.child(BAND_NODES)) : undefined;
       if (packed !== undefined) {
         for (const k of ids) offsets[k] = (y + packed[k]) * grain;
         y += height;
@@ -89,8 +87,5 @@ const SWEEP_NODES = 20_000;
 const LEVEL_NODES = 50_000;
 /** Nodes for cut-rebuild.ts to pack one band. */
 const BAND_NODES = 20_000;
-
-/** The rest is tried as one piece up to this many records (solve.ts's REBUILD_UP_TO). */
-const WHOLE_REST_UP_TO = 400;
 
 const OUT_OF_BUDGET = Symbol('out of budget');

@@ -67,6 +67,9 @@ export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: 
   return undefined;
 }
 
+/** Parts (and pieces) of at most this many records are rebuilt whole; flat-groups.ts's revisions on a thousand records take seconds per thousand nodes. */
+export const REBUILD_UP_TO = 400;
+
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
 const MAX_UNITS = 4096;
 const STOPPED: SearchOutcome = { status: 'stopped' };

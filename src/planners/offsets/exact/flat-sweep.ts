@@ -52,7 +52,7 @@ export function eachFlatGroup(
     // The group's records that cross into t: those of `open` (the group's records live at t - 1) still live.
     const crossing = open.filter((k) => last[k] >= a + t);
     if (t > 0 && crossing.length === 0) cut = true;
-    const key = (cut ? 'c' : '') + crossing.slice().sort((p, q) => p - q).join(',');
+    const key = (cut ? 'c' : '') + crossing.sort((p, q) => p - q).join(',');
     if (barren[t].has(key)) return false;
 
     const s = starters[t];

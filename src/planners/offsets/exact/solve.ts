@@ -4,7 +4,7 @@ import { greedyBySize } from '../greedy-by-size.ts';
 import { peelBands } from './band-peel.ts';
 import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
-import { rebuildCut } from './cut-rebuild.ts';
+import { rebuildCut, REBUILD_UP_TO } from './cut-rebuild.ts';
 import { packAroundPeak } from './peak-window.ts';
 import { partState, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
@@ -31,12 +31,11 @@ export interface Partner {
 }
 
 /**
- * cut-rebuild.ts runs on parts up to this many records, for at most REBUILD_NODES nodes
+ * cut-rebuild.ts runs on parts up to REBUILD_UP_TO records, for at most this many nodes
  * (at most about 2.5 s at 400 records on a 2-core EPYC, where it fails; the planted
- * guillotine cuts it rebuilds at 200 records take 200 to 6,000). Larger cuts are beyond it
- * for now (DEVELOPERS.md).
+ * guillotine cuts it rebuilds at 200 records take 200 to 6,000). Larger parts are peeled
+ * in bands instead (band-peel.ts).
  */
-export const REBUILD_UP_TO = 400;
 export const REBUILD_NODES = 16_000;
 
 /** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
@@ -198,7 +197,7 @@ function peelAndPack(state: PartState, options: ExactOffsetsOptions, budget: Bud
   const peeled = peelBands(state.instances[0], state.grain, capacity, budget.child(PEEL_NODES, budget.remainingMs() / 8));
   // Bands of less than half the height leave the rest nearly as hard as the part: not worth its search.
   if (peeled === undefined || budget.spent() || 2 * peeled.restBase < capacity) return;
-  const offsets = peeled.offsets.slice();
+  const offsets = peeled.offsets;
   let arena = peeled.restBase;
   if (peeled.rest.length > 0) {
     const records = peeled.rest.map((k) => state.problem.records[k]);
@@ -215,8 +214,8 @@ function peelAndPack(state: PartState, options: ExactOffsetsOptions, budget: Bud
   }
 }
 
-/** Nodes band-peel.ts may take (about 5 s at 1000 records on a 2-core EPYC where it finds few bands). */
-export const PEEL_NODES = 2_000_000;
+/** Nodes band-peel.ts may take in all (its levels stop it far sooner where it finds no band). */
+const PEEL_NODES = 2_000_000;
 
 /** Offsets of the whole problem: fixed records where decompose put them, parts on their bases. */
 export function assemble(n: number, decomposition: Decomposition, states: readonly PartState[]): Float64Array {
