@@ -2,7 +2,7 @@
  * The skyline of a search as a segment tree over time points, for problems too large
  * to sweep at every node: range assignment of heights, points switched between
  * "records remain here" (covered) and not, the lowest covered point (leftmost on ties)
- * and the highest height over a range, each in O(log points).
+ * and the first point after a given one that is higher than a height, each in O(log points).
  */
 export class FloorTree {
   private readonly size: number;
@@ -57,9 +57,11 @@ export class FloorTree {
     this.pointIn(1, 0, this.size - 1, t, covered, height);
   }
 
-  /** Highest height over [left, right]. */
-  highest(left: number, right: number): number {
-    return this.highIn(1, 0, this.size - 1, left, right);
+  /** The first point at or after `from` higher than `height` (covered or not); `points` when none is. */
+  firstAbove(from: number, height: number): number {
+    if (from >= this.points) return this.points;
+    const t = this.firstAboveIn(1, 0, this.size - 1, from, height);
+    return t < 0 || t >= this.points ? this.points : t;
   }
 
   private apply(v: number, height: number): void {
@@ -121,11 +123,12 @@ export class FloorTree {
     this.pull(v);
   }
 
-  private highIn(v: number, lo: number, hi: number, left: number, right: number): number {
-    if (right < lo || hi < left) return -Infinity;
-    if (left <= lo && hi <= right) return this.high[v];
+  private firstAboveIn(v: number, lo: number, hi: number, from: number, height: number): number {
+    if (hi < from || this.high[v] <= height) return -1;
+    if (lo === hi) return lo;
     this.push(v);
     const mid = (lo + hi) >> 1;
-    return Math.max(this.highIn(2 * v, lo, mid, left, right), this.highIn(2 * v + 1, mid + 1, hi, left, right));
+    const left = this.firstAboveIn(2 * v, lo, mid, from, height);
+    return left >= 0 ? left : this.firstAboveIn(2 * v + 1, mid + 1, hi, from, height);
   }
 }

@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC as mixC, skylineHashD as mixD } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -48,18 +48,6 @@ export function searchLowestValley(
   let placedB = 0;
   let skyC = 0;
   let skyD = 0;
-  const mixC = (t: number, v: number): number => {
-    let z = Math.imul((t + 1) ^ (v | 0), 0x85ebca6b) ^ Math.imul(((v / 4294967296) | 0) + 0x27d4eb2d, 0xc2b2ae35);
-    z ^= z >>> 16;
-    z = Math.imul(z, 0x7feb352d);
-    return z ^ (z >>> 15);
-  };
-  const mixD = (t: number, v: number): number => {
-    let z = Math.imul((v | 0) + Math.imul(t, 0x9e3779b1), 0x846ca68b) ^ Math.imul((v / 4294967296) | 0, 0x165667b1);
-    z ^= z >>> 15;
-    z = Math.imul(z, 0x2c1b3c6d);
-    return z ^ (z >>> 12);
-  };
   for (let t = 0; t < points; t++) {
     if (rest[t] > 0) {
       skyC ^= mixC(t, 0);
@@ -80,6 +68,7 @@ export function searchLowestValley(
   const frameRestMax = new Float64Array(depthMax); // max rest over [a, frameT - 1]
   const frameB = new Int32Array(depthMax); // end of the run once the scan passed it, else -1
   const frameRaised = new Uint8Array(depthMax); // the waste move was handed out
+  const frameAbove = new Int32Array(depthMax); // first point after a higher than the valley (-1: not looked up yet)
   const frameMove = new Int32Array(depthMax);
   const frameKey = new Int32Array(4 * depthMax);
   const frameDead = new Uint8Array(depthMax);
@@ -107,6 +96,7 @@ export function searchLowestValley(
     frameRestMax[d] = 0;
     frameB[d] = -1;
     frameRaised[d] = 0;
+    frameAbove[d] = -1;
   };
 
   /** The node's next move, or -2 when it has none left. */
@@ -127,7 +117,13 @@ export function searchLowestValley(
           if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
           if (h + real[u] > capacity) continue;
           if (t > a && restMax + Math.min(left, h + occupied[u]) > roof) continue;
-          if (last[u] > t && tree.highest(t + 1, last[u]) !== h) continue;
+          // u lies on the valley only if nothing over its lifetime is higher: every point of
+          // it holds records (u at least), and those from a to t are at h, so it fits when it
+          // ends before the first point after a that is higher (one lookup per node).
+          if (last[u] > t) {
+            if (frameAbove[d] < 0) frameAbove[d] = tree.firstAbove(a + 1, h);
+            if (last[u] >= frameAbove[d]) continue;
+          }
           frameT[d] = t;
           frameK[d] = k + 1;
           frameRestMax[d] = restMax;

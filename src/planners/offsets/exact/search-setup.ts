@@ -3,7 +3,9 @@ import type { PackingInstance } from './skyline-search.ts';
 /**
  * What both decision procedures (skyline-search.ts, lowest-valley-search.ts) build before
  * their first node: the breadth still to place per point and the records grouped by first
- * point in rank order. Their memo keys come from core/zobrist.ts.
+ * point in rank order; and the keys of their states, which both compute the same way so
+ * that a state one of them found to fail is known to the other through the part's memo
+ * (placed set: Zobrist keys of core/zobrist.ts; skyline: an XOR of point hashes).
  */
 
 /** Every top (offset + occupied size) is at most the capacity rounded up to the alignment. */
@@ -64,3 +66,22 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
 
 /** Seed of the searches' Zobrist keys (core/zobrist.ts). */
 export const SEARCH_SEED = 0x2545f491;
+
+/**
+ * The two 32-bit hashes of "point t has skyline height v" whose XOR over the points where
+ * records remain is the skyline half of a state's key. An XOR, so that a search updates
+ * it for the points a move changes instead of rehashing every point at every node.
+ */
+export function skylineHashC(t: number, v: number): number {
+  let z = Math.imul((t + 1) ^ (v | 0), 0x85ebca6b) ^ Math.imul(((v / 4294967296) | 0) + 0x27d4eb2d, 0xc2b2ae35);
+  z ^= z >>> 16;
+  z = Math.imul(z, 0x7feb352d);
+  return z ^ (z >>> 15);
+}
+
+export function skylineHashD(t: number, v: number): number {
+  let z = Math.imul((v | 0) + Math.imul(t, 0x9e3779b1), 0x846ca68b) ^ Math.imul((v / 4294967296) | 0, 0x165667b1);
+  z ^= z >>> 15;
+  z = Math.imul(z, 0x2c1b3c6d);
+  return z ^ (z >>> 12);
+}

@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -81,7 +81,10 @@ export class FailedStates {
       for (let p = 0; p < old.length; p += 4) {
         if ((old[p] | old[p + 1] | old[p + 2] | old[p + 3]) === 0) continue;
         const q = this.slot(old[p], old[p + 1], old[p + 2], old[p + 3]);
-        this.keys.set(old.subarray(p, p + 4), q);
+        this.keys[q] = old[p];
+        this.keys[q + 1] = old[p + 1];
+        this.keys[q + 2] = old[p + 2];
+        this.keys[q + 3] = old[p + 3];
       }
     }
     const p = this.slot(a, b, c, d);
@@ -121,8 +124,9 @@ export class FailedStates {
  * waste changes that sum, so it is checked where waste is declared.
  *
  * Memo. A node whose moves all failed is recorded in `memo`; meeting the same state
- * again (another order of the same placements) fails at once. States are told apart by
- * 96-bit hashes; a collision could only make the search miss a packing (never accept a
+ * again (another order of the same placements, or the same state reached by
+ * lowest-valley-search.ts, which keys states the same way) fails at once. States are told
+ * apart by 128-bit hashes; a collision could only make the search miss a packing (never accept a
  * wrong one; an "infeasible" answer, and so an optimality claim, would then be wrong),
  * with odds far below one in 10^15 at the sizes this runs.
  */
@@ -148,29 +152,48 @@ export function searchPacking(
   const placed = new Uint8Array(n);
   const offsets = new Float64Array(n);
   let placedCount = 0;
+  // Records not yet placed: unplaced[placedCount..n - 1] (a placement swaps its record to
+  // the front of that range, its undo, last in first out, finds it there again).
+  const unplaced = Int32Array.from({ length: n }, (_, i) => i);
+  const slotOf = Int32Array.from({ length: n }, (_, i) => i);
+  // Points where records remain, doubly linked (point t is node t + 1; 0 and points + 1
+  // are the ends), so that the sweep of a node skips the points already filled. Points
+  // leave in a placement and come back in its undo, in reverse order (dancing links).
+  const nextCovered = new Int32Array(points + 2);
+  const prevCovered = new Int32Array(points + 2);
+  {
+    let prev = 0;
+    for (let t = 0; t < points; t++) {
+      if (rest[t] === 0) continue;
+      nextCovered[prev] = t + 1;
+      prevCovered[t + 1] = prev;
+      prev = t + 1;
+    }
+    nextCovered[prev] = points + 1;
+    prevCovered[points + 1] = prev;
+  }
 
-  // State hashing for the memo: Zobrist keys of the placed set, FNV-style over the skyline.
+  // State key for the memo: Zobrist keys of the placed set, and the skyline hashes of
+  // search-setup.ts over the points where records remain, kept up to date move by move.
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
-  /** Hashes the skyline where records remain into keyC, keyD (with placedA, placedB: the state's key). */
   let keyC = 0;
   let keyD = 0;
-  const hashState = (): void => {
-    let h1 = 0x811c9dc5 | 0;
-    let h2 = 0x01000193 | 0;
-    for (let t = 0; t < points; t++) {
-      if (rest[t] === 0) continue;
-      const v = sky[t];
-      const lo = v | 0;
-      const hi = (v / 4294967296) | 0;
-      h1 = Math.imul(h1 ^ lo, 0x01000193) ^ Math.imul(t + 1, 0x27d4eb2d);
-      h1 = Math.imul(h1 ^ hi, 0x85ebca6b);
-      h2 = Math.imul(h2 + lo, 0xc2b2ae35) + Math.imul(t ^ hi, 0x165667b1);
-      h2 ^= h2 >>> 15;
+  for (let t = 0; t < points; t++) {
+    if (rest[t] > 0) {
+      keyC ^= skylineHashC(t, 0);
+      keyD ^= skylineHashD(t, 0);
     }
-    keyC = h1;
-    keyD = h2;
+  }
+  /** Sets the skyline over [from, to], points where records remain, to `now`. */
+  const raise = (from: number, to: number, now: number): void => {
+    for (let t = from; t <= to; t++) {
+      const was = sky[t];
+      keyC ^= skylineHashC(t, was) ^ skylineHashC(t, now);
+      keyD ^= skylineHashD(t, was) ^ skylineHashD(t, now);
+      sky[t] = now;
+    }
   };
 
   // The DFS stack. A frame is a node: its valley [a, b] at height h, its moves (records,
@@ -258,7 +281,6 @@ export function searchPacking(
   /** Opens a node: picks its valley and lists its moves (none when the state is known to fail). */
   const open = (): void => {
     if (memo !== undefined) {
-      hashState();
       if (memo.has(placedA, placedB, keyC, keyD)) {
         pushFrame(0, 0, 0, 0, 0, poolTop, false);
         return;
@@ -267,27 +289,25 @@ export function searchPacking(
     // Valleys in one sweep; their moves counted roughly (records that lie inside, plus
     // the waste move): exact counting is left to the valley chosen.
     let valleys = 0;
-    for (let t = 0; t < points; ) {
-      if (rest[t] === 0) {
-        valleyOf[t++] = -1;
-        continue;
-      }
+    for (let t = nextCovered[0] - 1; t < points; ) {
       const h = sky[t];
       let e = t;
-      while (e + 1 < points && rest[e + 1] > 0 && sky[e + 1] === h) e++;
-      const left = t > 0 && rest[t - 1] > 0 ? sky[t - 1] : Infinity;
-      const right = e + 1 < points && rest[e + 1] > 0 ? sky[e + 1] : Infinity;
+      // Neighbours are points where records remain right beside the run (node t is point t - 1).
+      while (e + 1 < points && nextCovered[e + 1] === e + 2 && sky[e + 1] === h) e++;
+      const left = t > 0 && prevCovered[t + 1] === t ? sky[t - 1] : Infinity;
+      const right = e + 1 < points && nextCovered[e + 1] === e + 2 ? sky[e + 1] : Infinity;
       const v = left > h && right > h ? valleys++ : -1;
       if (v >= 0) {
         valleyA[v] = t;
         valleyB[v] = e;
         valleyCount[v] = Math.min(left, right) === Infinity ? 0 : 1;
       }
+      // Only points where records remain are read below (a record not placed starts at one).
       for (let q = t; q <= e; q++) valleyOf[q] = v;
-      t = e + 1;
+      t = nextCovered[e + 1] - 1;
     }
-    for (let i = 0; i < n; i++) {
-      if (placed[i]) continue;
+    for (let j = placedCount; j < n; j++) {
+      const i = unplaced[j];
       const v = valleyOf[first[i]];
       if (v >= 0 && last[i] <= valleyB[v] && sky[first[i]] + real[i] <= capacity) valleyCount[v]++;
     }
@@ -317,11 +337,26 @@ export function searchPacking(
     const a = frameA[d];
     const h = frameH[d];
     if (move === -1) {
-      sky.fill(h, a, frameB[d] + 1);
+      raise(a, frameB[d], h);
     } else {
-      sky.fill(h, a, last[move] + 1);
+      raise(a, first[move] - 1, h);
       const size = occupied[move];
-      for (let t = first[move]; t <= last[move]; t++) rest[t] += size;
+      const top = h + size;
+      for (let t = last[move]; t >= first[move]; t--) {
+        // A point no record remained at comes back into the key and the links (in the
+        // reverse order of the placement's unlinking).
+        if (rest[t] === 0) {
+          keyC ^= skylineHashC(t, h);
+          keyD ^= skylineHashD(t, h);
+          nextCovered[prevCovered[t + 1]] = t + 1;
+          prevCovered[nextCovered[t + 1]] = t + 1;
+        } else {
+          keyC ^= skylineHashC(t, top) ^ skylineHashC(t, h);
+          keyD ^= skylineHashD(t, top) ^ skylineHashD(t, h);
+        }
+        rest[t] += size;
+        sky[t] = h;
+      }
       placed[move] = 0;
       placedCount--;
       placedA ^= zobristA[move];
@@ -333,16 +368,34 @@ export function searchPacking(
   const apply = (d: number, move: number): void => {
     const a = frameA[d];
     if (move === -1) {
-      sky.fill(frameRaise[d], a, frameB[d] + 1);
+      raise(a, frameB[d], frameRaise[d]);
     } else {
       const h = frameH[d];
-      const top = h + occupied[move];
-      if (first[move] > a) sky.fill(Math.min(frameLeft[d], top), a, first[move]);
-      sky.fill(top, first[move], last[move] + 1);
       const size = occupied[move];
-      for (let t = first[move]; t <= last[move]; t++) rest[t] -= size;
+      const top = h + size;
+      raise(a, first[move] - 1, Math.min(frameLeft[d], top));
+      for (let t = first[move]; t <= last[move]; t++) {
+        rest[t] -= size;
+        // A point where no record remains leaves the key and the links.
+        if (rest[t] === 0) {
+          keyC ^= skylineHashC(t, h);
+          keyD ^= skylineHashD(t, h);
+          nextCovered[prevCovered[t + 1]] = nextCovered[t + 1];
+          prevCovered[nextCovered[t + 1]] = prevCovered[t + 1];
+        } else {
+          keyC ^= skylineHashC(t, h) ^ skylineHashC(t, top);
+          keyD ^= skylineHashD(t, h) ^ skylineHashD(t, top);
+        }
+        sky[t] = top;
+      }
       placed[move] = 1;
       offsets[move] = h;
+      const slot = slotOf[move];
+      const displaced = unplaced[placedCount];
+      unplaced[slot] = displaced;
+      slotOf[displaced] = slot;
+      unplaced[placedCount] = move;
+      slotOf[move] = placedCount;
       placedCount++;
       placedA ^= zobristA[move];
       placedB ^= zobristB[move];
