@@ -152,10 +152,6 @@ export function searchPacking(
   const placed = new Uint8Array(n);
   const offsets = new Float64Array(n);
   let placedCount = 0;
-  // Records not yet placed: unplaced[placedCount..n - 1] (a placement swaps its record to
-  // the front of that range, its undo, last in first out, finds it there again).
-  const unplaced = Int32Array.from({ length: n }, (_, i) => i);
-  const slotOf = Int32Array.from({ length: n }, (_, i) => i);
   // Points where records remain, doubly linked (point t is node t + 1; 0 and points + 1
   // are the ends), so that the sweep of a node skips the points already filled. Points
   // leave in a placement and come back in its undo, in reverse order (dancing links).
@@ -255,7 +251,6 @@ export function searchPacking(
     return count;
   };
 
-  const valleyOf = new Int32Array(points);
   const valleyA = new Int32Array(points);
   const valleyB = new Int32Array(points);
   const valleyCount = new Int32Array(points);
@@ -300,16 +295,16 @@ export function searchPacking(
       if (v >= 0) {
         valleyA[v] = t;
         valleyB[v] = e;
-        valleyCount[v] = Math.min(left, right) === Infinity ? 0 : 1;
+        // The waste move, then the records not placed that start in the run and end in it
+        // (records by first point are one stretch of byFirst).
+        let count = Math.min(left, right) === Infinity ? 0 : 1;
+        for (let k = startsAt[t]; k < startsAt[e + 1]; k++) {
+          const i = byFirst[k];
+          if (!placed[i] && last[i] <= e && h + real[i] <= capacity) count++;
+        }
+        valleyCount[v] = count;
       }
-      // Only points where records remain are read below (a record not placed starts at one).
-      for (let q = t; q <= e; q++) valleyOf[q] = v;
       t = nextCovered[e + 1] - 1;
-    }
-    for (let j = placedCount; j < n; j++) {
-      const i = unplaced[j];
-      const v = valleyOf[first[i]];
-      if (v >= 0 && last[i] <= valleyB[v] && sky[first[i]] + real[i] <= capacity) valleyCount[v]++;
     }
     let best = 0;
     for (let v = 1; v < valleys; v++) {
@@ -390,12 +385,6 @@ export function searchPacking(
       }
       placed[move] = 1;
       offsets[move] = h;
-      const slot = slotOf[move];
-      const displaced = unplaced[placedCount];
-      unplaced[slot] = displaced;
-      slotOf[displaced] = slot;
-      unplaced[placedCount] = move;
-      slotOf[move] = placedCount;
       placedCount++;
       placedA ^= zobristA[move];
       placedB ^= zobristB[move];
