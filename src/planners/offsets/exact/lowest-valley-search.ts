@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC as mixC, skylineHashD as mixD } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD, skylineKeyAtStart } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -46,14 +46,7 @@ export function searchLowestValley(
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
-  let skyC = 0;
-  let skyD = 0;
-  for (let t = 0; t < points; t++) {
-    if (rest[t] > 0) {
-      skyC ^= mixC(t, 0);
-      skyD ^= mixD(t, 0);
-    }
-  }
+  let { c: skyC, d: skyD } = skylineKeyAtStart(rest);
 
   // Frames. Move encoding: >= 0 a record, -1 the waste move, -2 none in force.
   // Frames on one path: at most n placements, and waste moves. A waste move merges its run
@@ -147,8 +140,8 @@ export function searchLowestValley(
   const fillRun = (from: number, to: number, was: number, now: number): void => {
     for (let t = from; t <= to; t++) {
       sky[t] = now;
-      skyC ^= mixC(t, was) ^ mixC(t, now);
-      skyD ^= mixD(t, was) ^ mixD(t, now);
+      skyC ^= skylineHashC(t, was) ^ skylineHashC(t, now);
+      skyD ^= skylineHashD(t, was) ^ skylineHashD(t, now);
     }
     tree.assign(from, to, now);
   };
@@ -171,12 +164,12 @@ export function searchLowestValley(
         sky[t] = top;
         rest[t] -= size;
         if (rest[t] === 0) {
-          skyC ^= mixC(t, h);
-          skyD ^= mixD(t, h);
+          skyC ^= skylineHashC(t, h);
+          skyD ^= skylineHashD(t, h);
           tree.setCovered(t, false, top);
         } else {
-          skyC ^= mixC(t, h) ^ mixC(t, top);
-          skyD ^= mixD(t, h) ^ mixD(t, top);
+          skyC ^= skylineHashC(t, h) ^ skylineHashC(t, top);
+          skyD ^= skylineHashD(t, h) ^ skylineHashD(t, top);
         }
       }
       placed[move] = 1;
@@ -204,12 +197,12 @@ export function searchLowestValley(
       if (c > a) fillRun(a, c - 1, sky[a], h);
       for (let t = c; t <= e; t++) {
         if (rest[t] === 0) {
-          skyC ^= mixC(t, h);
-          skyD ^= mixD(t, h);
+          skyC ^= skylineHashC(t, h);
+          skyD ^= skylineHashD(t, h);
           tree.setCovered(t, true, h);
         } else {
-          skyC ^= mixC(t, top) ^ mixC(t, h);
-          skyD ^= mixD(t, top) ^ mixD(t, h);
+          skyC ^= skylineHashC(t, top) ^ skylineHashC(t, h);
+          skyD ^= skylineHashD(t, top) ^ skylineHashD(t, h);
         }
         rest[t] += size;
         sky[t] = h;

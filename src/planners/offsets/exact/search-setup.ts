@@ -85,3 +85,16 @@ export function skylineHashD(t: number, v: number): number {
   z = Math.imul(z, 0x2c1b3c6d);
   return z ^ (z >>> 12);
 }
+
+/** The skyline half of the key before the first node: every point where records remain at height 0. */
+export function skylineKeyAtStart(rest: Float64Array): { readonly c: number; readonly d: number } {
+  let c = 0;
+  let d = 0;
+  for (let t = 0; t < rest.length; t++) {
+    if (rest[t] > 0) {
+      c ^= skylineHashC(t, 0);
+      d ^= skylineHashD(t, 0);
+    }
+  }
+  return { c, d };
+}

@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD, skylineKeyAtStart } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -174,14 +174,7 @@ export function searchPacking(
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
-  let keyC = 0;
-  let keyD = 0;
-  for (let t = 0; t < points; t++) {
-    if (rest[t] > 0) {
-      keyC ^= skylineHashC(t, 0);
-      keyD ^= skylineHashD(t, 0);
-    }
-  }
+  let { c: keyC, d: keyD } = skylineKeyAtStart(rest);
   /** Sets the skyline over [from, to], points where records remain, to `now`. */
   const raise = (from: number, to: number, now: number): void => {
     for (let t = from; t <= to; t++) {
