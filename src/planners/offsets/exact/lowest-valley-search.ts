@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD, skylineKeyAtStart } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -46,7 +46,7 @@ export function searchLowestValley(
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
-  let { c: skyC, d: skyD } = skylineKeyAtStart(rest);
+  const key = new SkylineKey(rest);
 
   // Frames. Move encoding: >= 0 a record, -1 the waste move, -2 none in force.
   // Frames on one path: at most n placements, and waste moves. A waste move merges its run
@@ -73,9 +73,9 @@ export function searchLowestValley(
     const p = 4 * d;
     frameKey[p] = placedA;
     frameKey[p + 1] = placedB;
-    frameKey[p + 2] = skyC;
-    frameKey[p + 3] = skyD;
-    if (memo !== undefined && memo.has(placedA, placedB, skyC, skyD)) {
+    frameKey[p + 2] = key.c;
+    frameKey[p + 3] = key.d;
+    if (memo !== undefined && memo.has(placedA, placedB, key.c, key.d)) {
       frameDead[d] = 2; // known to fail: no moves, nothing new to remember
       return;
     }
@@ -140,8 +140,7 @@ export function searchLowestValley(
   const fillRun = (from: number, to: number, was: number, now: number): void => {
     for (let t = from; t <= to; t++) {
       sky[t] = now;
-      skyC ^= skylineHashC(t, was) ^ skylineHashC(t, now);
-      skyD ^= skylineHashD(t, was) ^ skylineHashD(t, now);
+      key.change(t, was, now);
     }
     tree.assign(from, to, now);
   };
@@ -164,12 +163,10 @@ export function searchLowestValley(
         sky[t] = top;
         rest[t] -= size;
         if (rest[t] === 0) {
-          skyC ^= skylineHashC(t, h);
-          skyD ^= skylineHashD(t, h);
+          key.toggle(t, h);
           tree.setCovered(t, false, top);
         } else {
-          skyC ^= skylineHashC(t, h) ^ skylineHashC(t, top);
-          skyD ^= skylineHashD(t, h) ^ skylineHashD(t, top);
+          key.change(t, h, top);
         }
       }
       placed[move] = 1;
@@ -197,12 +194,10 @@ export function searchLowestValley(
       if (c > a) fillRun(a, c - 1, sky[a], h);
       for (let t = c; t <= e; t++) {
         if (rest[t] === 0) {
-          skyC ^= skylineHashC(t, h);
-          skyD ^= skylineHashD(t, h);
+          key.toggle(t, h);
           tree.setCovered(t, true, h);
         } else {
-          skyC ^= skylineHashC(t, top) ^ skylineHashC(t, h);
-          skyD ^= skylineHashD(t, top) ^ skylineHashD(t, h);
+          key.change(t, top, h);
         }
         rest[t] += size;
         sky[t] = h;

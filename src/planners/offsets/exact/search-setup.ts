@@ -68,33 +68,43 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
 export const SEARCH_SEED = 0x2545f491;
 
 /**
- * The two 32-bit hashes of "point t has skyline height v" whose XOR over the points where
- * records remain is the skyline half of a state's key. An XOR, so that a search updates
- * it for the points a move changes instead of rehashing every point at every node.
+ * The skyline half of a state's key: the XOR, over the points where records remain, of a
+ * hash of "point t has skyline height v" (two 32-bit lanes, c and d). An XOR, so that a
+ * search updates it for the points a move changes instead of rehashing every point at
+ * every node, and both searches keep it the same way, so their states share a memo.
  */
-export function skylineHashC(t: number, v: number): number {
+export class SkylineKey {
+  c = 0;
+  d = 0;
+
+  /** The key before the first node: every point where records remain, at height 0. */
+  constructor(rest: Float64Array) {
+    for (let t = 0; t < rest.length; t++) if (rest[t] > 0) this.toggle(t, 0);
+  }
+
+  /** Point t, at height v, enters the key (records remain there again) or leaves it (none remains). */
+  toggle(t: number, v: number): void {
+    this.c ^= hashC(t, v);
+    this.d ^= hashD(t, v);
+  }
+
+  /** Point t, where records remain, goes from height `was` to `now`. */
+  change(t: number, was: number, now: number): void {
+    this.c ^= hashC(t, was) ^ hashC(t, now);
+    this.d ^= hashD(t, was) ^ hashD(t, now);
+  }
+}
+
+function hashC(t: number, v: number): number {
   let z = Math.imul((t + 1) ^ (v | 0), 0x85ebca6b) ^ Math.imul(((v / 4294967296) | 0) + 0x27d4eb2d, 0xc2b2ae35);
   z ^= z >>> 16;
   z = Math.imul(z, 0x7feb352d);
   return z ^ (z >>> 15);
 }
 
-export function skylineHashD(t: number, v: number): number {
+function hashD(t: number, v: number): number {
   let z = Math.imul((v | 0) + Math.imul(t, 0x9e3779b1), 0x846ca68b) ^ Math.imul((v / 4294967296) | 0, 0x165667b1);
   z ^= z >>> 15;
   z = Math.imul(z, 0x2c1b3c6d);
   return z ^ (z >>> 12);
-}
-
-/** The skyline half of the key before the first node: every point where records remain at height 0. */
-export function skylineKeyAtStart(rest: Float64Array): { readonly c: number; readonly d: number } {
-  let c = 0;
-  let d = 0;
-  for (let t = 0; t < rest.length; t++) {
-    if (rest[t] > 0) {
-      c ^= skylineHashC(t, 0);
-      d ^= skylineHashD(t, 0);
-    }
-  }
-  return { c, d };
 }

@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, skylineHashC, skylineHashD, skylineKeyAtStart } from './search-setup.ts';
+import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -174,13 +174,12 @@ export function searchPacking(
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
   let placedA = 0;
   let placedB = 0;
-  let { c: keyC, d: keyD } = skylineKeyAtStart(rest);
+  const key = new SkylineKey(rest);
   /** Sets the skyline over [from, to], points where records remain, to `now`. */
   const raise = (from: number, to: number, now: number): void => {
     for (let t = from; t <= to; t++) {
       const was = sky[t];
-      keyC ^= skylineHashC(t, was) ^ skylineHashC(t, now);
-      keyD ^= skylineHashD(t, was) ^ skylineHashD(t, now);
+      key.change(t, was, now);
       sky[t] = now;
     }
   };
@@ -261,15 +260,15 @@ export function searchPacking(
     const p = 4 * depth;
     frameKey[p] = remember ? placedA : 0;
     frameKey[p + 1] = remember ? placedB : 0;
-    frameKey[p + 2] = remember ? keyC : 0;
-    frameKey[p + 3] = remember ? keyD : 0;
+    frameKey[p + 2] = remember ? key.c : 0;
+    frameKey[p + 3] = remember ? key.d : 0;
     depth++;
   };
 
   /** Opens a node: picks its valley and lists its moves (none when the state is known to fail). */
   const open = (): void => {
     if (memo !== undefined) {
-      if (memo.has(placedA, placedB, keyC, keyD)) {
+      if (memo.has(placedA, placedB, key.c, key.d)) {
         pushFrame(0, 0, 0, 0, 0, poolTop, false);
         return;
       }
@@ -334,13 +333,11 @@ export function searchPacking(
         // A point no record remained at comes back into the key and the links (in the
         // reverse order of the placement's unlinking).
         if (rest[t] === 0) {
-          keyC ^= skylineHashC(t, h);
-          keyD ^= skylineHashD(t, h);
+          key.toggle(t, h);
           nextCovered[prevCovered[t + 1]] = t + 1;
           prevCovered[nextCovered[t + 1]] = t + 1;
         } else {
-          keyC ^= skylineHashC(t, top) ^ skylineHashC(t, h);
-          keyD ^= skylineHashD(t, top) ^ skylineHashD(t, h);
+          key.change(t, top, h);
         }
         rest[t] += size;
         sky[t] = h;
@@ -366,13 +363,11 @@ export function searchPacking(
         rest[t] -= size;
         // A point where no record remains leaves the key and the links.
         if (rest[t] === 0) {
-          keyC ^= skylineHashC(t, h);
-          keyD ^= skylineHashD(t, h);
+          key.toggle(t, h);
           nextCovered[prevCovered[t + 1]] = nextCovered[t + 1];
           prevCovered[nextCovered[t + 1]] = prevCovered[t + 1];
         } else {
-          keyC ^= skylineHashC(t, h) ^ skylineHashC(t, top);
-          keyD ^= skylineHashD(t, h) ^ skylineHashD(t, top);
+          key.change(t, h, top);
         }
         sky[t] = top;
       }
