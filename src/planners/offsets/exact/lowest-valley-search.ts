@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
+import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -8,6 +8,12 @@ export interface LowestValleyOptions {
   /** Which record to try first among those starting at the same point (lower first). */
   readonly rank: Int32Array;
   readonly memo?: FailedStates;
+  /**
+   * Order the records that start at the valley's left edge by how they fit it
+   * (search-setup.ts's fitClass) before the rank; they are then listed when the node
+   * opens instead of lazily. Default false.
+   */
+  readonly fitFirst?: boolean;
 }
 
 /**
@@ -65,6 +71,14 @@ export function searchLowestValley(
   const frameMove = new Int32Array(depthMax);
   const frameKey = new Int32Array(4 * depthMax);
   const frameDead = new Uint8Array(depthMax);
+  // With fitFirst, each node's moves at its left edge, sorted, in fitMoves[fitFrom, fitTo).
+  const fitFirst = options.fitFirst === true;
+  const frameFitFrom = new Int32Array(depthMax);
+  const frameFitTo = new Int32Array(depthMax);
+  const frameFitNext = new Int32Array(depthMax);
+  let fitMoves = new Int32Array(fitFirst ? 1024 : 0);
+  let fitClasses = new Int8Array(fitMoves.length);
+  let fitTop = 0;
   let depth = 0;
 
   const open = (): void => {
@@ -90,6 +104,48 @@ export function searchLowestValley(
     frameB[d] = -1;
     frameRaised[d] = 0;
     frameAbove[d] = -1;
+    if (fitFirst) listFitMoves(d);
+  };
+
+  /**
+   * The moves of node d at its left edge a, sorted by fitClass (stable: rank order within
+   * a class); the lazy scan then goes on from a + 1. The valley ends before the first point
+   * after a that is higher (its height is the right neighbour's).
+   */
+  const listFitMoves = (d: number): void => {
+    const a = frameA[d];
+    const h = frameH[d];
+    const above = tree.firstAbove(a + 1, h);
+    const right = above < points ? sky[above] : Infinity;
+    frameAbove[d] = above;
+    frameFitFrom[d] = fitTop;
+    for (let k = startsAt[a]; k < startsAt[a + 1]; k++) {
+      const u = byFirst[k];
+      if (placed[u] || last[u] >= above) continue;
+      if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
+      if (h + real[u] > capacity) continue;
+      const c = fitClass(last[u], h + occupied[u], above - 1, frameLeft[d], right, roof);
+      if (fitTop === fitMoves.length) {
+        const moves = new Int32Array(2 * fitTop);
+        moves.set(fitMoves);
+        fitMoves = moves;
+        const classes = new Int8Array(2 * fitTop);
+        classes.set(fitClasses);
+        fitClasses = classes;
+      }
+      let j = fitTop++;
+      for (; j > frameFitFrom[d] && fitClasses[j - 1] > c; j--) {
+        fitMoves[j] = fitMoves[j - 1];
+        fitClasses[j] = fitClasses[j - 1];
+      }
+      fitMoves[j] = u;
+      fitClasses[j] = c;
+    }
+    frameFitTo[d] = fitTop;
+    frameFitNext[d] = frameFitFrom[d];
+    frameT[d] = a + 1;
+    frameK[d] = startsAt[a + 1];
+    frameRestMax[d] = rest[a];
   };
 
   /** The node's next move, or -2 when it has none left. */
@@ -98,6 +154,7 @@ export function searchLowestValley(
     const a = frameA[d];
     const h = frameH[d];
     const left = frameLeft[d];
+    if (fitFirst && frameFitNext[d] < frameFitTo[d]) return fitMoves[frameFitNext[d]++];
     if (frameB[d] < 0) {
       let t = frameT[d];
       let k = frameK[d];
@@ -219,6 +276,7 @@ export function searchLowestValley(
     if (move === -2) {
       const p = 4 * d;
       if (memo !== undefined && frameDead[d] !== 2) memo.add(frameKey[p], frameKey[p + 1], frameKey[p + 2], frameKey[p + 3]);
+      if (fitFirst && frameDead[d] === 0) fitTop = frameFitFrom[d];
       depth--;
       if (depth === 0) return { status: 'infeasible' };
       continue;

@@ -62,16 +62,17 @@ export const SCAN_UP_TO = 1000;
 /**
  * Run `run` of the portfolio on a part: the fixed orders first, then orders with noise
  * seeded by run and seed; `lazy` picks the engine (lowest-valley-search.ts, else
- * skyline-search.ts). The fixed orders come first whatever the seed: they solve most
- * instances, and a seed should vary the luck of the search, not cost it its best tries.
+ * skyline-search.ts), `fitFirst` the move order (search-setup.ts's fitClass first, then
+ * the rank). The fixed orders come first whatever the seed: they solve most instances,
+ * and a seed should vary the luck of the search, not cost it its best tries.
  */
-export function portfolioRun(state: PartState, capacity: number, budget: Budget, run: number, lazy: boolean, seed = 0): SearchOutcome {
+export function portfolioRun(state: PartState, capacity: number, budget: Budget, run: number, lazy: boolean, seed = 0, fitFirst = false): SearchOutcome {
   const fixed = run < PORTFOLIO.length ? PORTFOLIO[run] : undefined;
   const mirrored = fixed?.mirrored ?? (run + seed) % 2 === 1;
   const rank = fixed !== undefined ? state.ranks.get(fixed.order)! : noisyRank(state, run + seed * 1_000_003);
   const instance = state.instances[mirrored ? 1 : 0];
-  const memo = state.memos[mirrored ? 1 : 0];
-  return lazy ? searchLowestValley(instance, capacity, budget, { rank, memo }) : searchPacking(instance, capacity, budget, { rank, memo });
+  const options = { rank, memo: state.memos[mirrored ? 1 : 0], fitFirst };
+  return lazy ? searchLowestValley(instance, capacity, budget, options) : searchPacking(instance, capacity, budget, options);
 }
 
 /** Nodes of run `run` in Luby's sequence, at least 4 per record. */
@@ -199,6 +200,10 @@ export function arenaOf(offsets: Float64Array, real: Float64Array): number {
 
 export function roundUp(value: number, grain: number): number {
   return Math.ceil(value / grain) * grain;
+}
+
+export function roundDown(value: number, grain: number): number {
+  return Math.floor(value / grain) * grain;
 }
 
 function gcd(a: number, b: number): number {

@@ -8,6 +8,20 @@ import type { PackingInstance } from './skyline-search.ts';
  * (placed set: Zobrist keys of core/zobrist.ts; skyline: an XOR of point hashes).
  */
 
+/**
+ * How well a record placed at the left edge of a valley at height h fits it, lower is
+ * better: 0 when it ends where the valley ends (at `end`) and its top meets the height of
+ * a neighbour of the valley or the roof, 1 when it only ends there, 2 when its top only
+ * meets, 3 otherwise. It is the best-fit rule of skyline packing heuristics (Burke,
+ * Kendall and Whitwell 2004: fill the lowest gap with the piece that fits its width
+ * best): a placement that fills the valley's width or levels it with a neighbour leaves
+ * fewer and wider valleys. As a move order it finds tight packings sooner than the rank
+ * alone on the planted cuts of 1000 records.
+ */
+export function fitClass(last: number, top: number, end: number, left: number, right: number, roof: number): number {
+  return (last === end ? 0 : 2) + (top === left || top === right || top === roof ? 0 : 1);
+}
+
 /** Every top (offset + occupied size) is at most the capacity rounded up to the alignment. */
 export function roofOf(capacity: number, alignment: number): number {
   return alignment > 1 ? Math.ceil(capacity / alignment) * alignment : capacity;

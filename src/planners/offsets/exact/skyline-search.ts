@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
+import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -21,6 +21,11 @@ export interface PackingInstance {
 export interface SearchOptions {
   /** Which record to try first among the moves of a node (lower first). */
   readonly rank: Int32Array;
+  /**
+   * Order the records that start at the valley's left edge by how they fit it
+   * (search-setup.ts's fitClass) before the rank. Default false.
+   */
+  readonly fitFirst?: boolean;
   /** States known to fail at this capacity or above; grows as the search proves more. */
   readonly memo?: FailedStates;
 }
@@ -138,6 +143,7 @@ export function searchPacking(
 ): SearchOutcome {
   const { n, points, first, last, occupied, real, alignment } = instance;
   const { rank } = options;
+  const fitFirst = options.fitFirst === true;
   const memo = options.memo?.forCapacity(capacity);
   const roof = roofOf(capacity, alignment);
   const sky = new Float64Array(points);
@@ -233,6 +239,7 @@ export function searchPacking(
         if (emit) push(u);
         if (++count >= limit) return count;
       }
+      if (emit && fitFirst && t === a) sortByFit(poolTop - count, b, h, left, right);
       if (rest[t] > restMax) restMax = rest[t];
     }
     const raise = Math.min(left, right);
@@ -241,6 +248,18 @@ export function searchPacking(
       count++;
     }
     return count;
+  };
+
+  /** Stable insertion sort of the moves pool[from, poolTop) (records placed at a, h) by their fitClass. */
+  const sortByFit = (from: number, b: number, h: number, left: number, right: number): void => {
+    const classOf = (u: number): number => fitClass(last[u], h + occupied[u], b, left, right, roof);
+    for (let i = from + 1; i < poolTop; i++) {
+      const u = pool[i];
+      const c = classOf(u);
+      let j = i;
+      for (; j > from && classOf(pool[j - 1]) > c; j--) pool[j] = pool[j - 1];
+      pool[j] = u;
+    }
   };
 
   const valleyA = new Int32Array(points);

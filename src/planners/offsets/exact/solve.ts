@@ -6,7 +6,7 @@ import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
 import { rebuildCut, REBUILD_UP_TO } from './cut-rebuild.ts';
 import { packAroundPeak } from './peak-window.ts';
-import { partState, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
+import { partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 import { TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
 
@@ -99,14 +99,19 @@ export function solveOffsetsExact(problem: Problem, options: ExactOffsetsOptions
     if (Math.min(high, other.arena) <= low || budget.spent()) break;
     // The part that sets the arena (the first of them); it cannot be done: high > low.
     const state = states.find((s) => s.part.base + s.high === high)!;
-    const floor = Math.max(state.low, state.stoppedAt + 1);
+    // The part's arenas are multiples of its grain, so questions are asked at multiples of
+    // it: a capacity between two of them is the question at the lower one again.
+    const grain = state.grain;
     // Nothing at or above what either side has found is worth asking for.
-    const ceiling = Math.min(state.high, other.arena - state.part.base) - 1;
-    if (floor > ceiling) break; // this part has nothing left to try within the budget
+    const ceiling = roundDown(Math.min(state.high, other.arena - state.part.base) - 1, grain);
+    if (state.low > ceiling) break; // this part has nothing left to try
+    // Above the questions that ran out of budget, or, once they reach the ceiling, the
+    // ceiling again (with a share of the time that is left).
+    const floor = Math.min(ceiling, Math.max(state.low, roundUp(state.stoppedAt + 1, grain)));
     // Nothing below the global bound is worth asking for. The first question is the bound
     // itself (often tight); later ones bisect between what is proven and what is found.
     let capacity = Math.max(low - state.part.base, floor);
-    if (state.asked > 0) capacity = Math.max(capacity, Math.floor((floor + ceiling) / 2));
+    if (state.asked > 0) capacity = Math.max(capacity, roundDown((floor + ceiling) / 2, grain));
     capacity = Math.min(capacity, ceiling);
     // Each question gets half the time left; the first, at the bound, three quarters when
     // improver.ts runs beside this search: finding a packing at the bound is the one answer
