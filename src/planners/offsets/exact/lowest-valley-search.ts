@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
+import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -77,7 +77,6 @@ export function searchLowestValley(
   const frameFitTo = new Int32Array(depthMax);
   const frameFitNext = new Int32Array(depthMax);
   let fitMoves = new Int32Array(fitFirst ? 1024 : 0);
-  let fitClasses = new Int8Array(fitMoves.length);
   let fitTop = 0;
   let depth = 0;
 
@@ -107,6 +106,12 @@ export function searchLowestValley(
     if (fitFirst) listFitMoves(d);
   };
 
+  /** Record byFirst[k] (with first point t) can sit at height h on a valley starting at t, as far as its own point goes. */
+  const movable = (k: number, h: number): boolean => {
+    const u = byFirst[k];
+    return !placed[u] && !(sameAsPrevious[k] && !placed[byFirst[k - 1]]) && h + real[u] <= capacity;
+  };
+
   /**
    * The moves of node d at its left edge a, sorted by fitClass (stable: rank order within
    * a class); the lazy scan then goes on from a + 1. The valley ends before the first point
@@ -120,27 +125,15 @@ export function searchLowestValley(
     frameAbove[d] = above;
     frameFitFrom[d] = fitTop;
     for (let k = startsAt[a]; k < startsAt[a + 1]; k++) {
-      const u = byFirst[k];
-      if (placed[u] || last[u] >= above) continue;
-      if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
-      if (h + real[u] > capacity) continue;
-      const c = fitClass(last[u], h + occupied[u], above - 1, frameLeft[d], right, roof);
+      if (!movable(k, h) || last[byFirst[k]] >= above) continue;
       if (fitTop === fitMoves.length) {
         const moves = new Int32Array(2 * fitTop);
         moves.set(fitMoves);
         fitMoves = moves;
-        const classes = new Int8Array(2 * fitTop);
-        classes.set(fitClasses);
-        fitClasses = classes;
       }
-      let j = fitTop++;
-      for (; j > frameFitFrom[d] && fitClasses[j - 1] > c; j--) {
-        fitMoves[j] = fitMoves[j - 1];
-        fitClasses[j] = fitClasses[j - 1];
-      }
-      fitMoves[j] = u;
-      fitClasses[j] = c;
+      fitMoves[fitTop++] = byFirst[k];
     }
+    sortByFit(fitMoves, frameFitFrom[d], fitTop, (u) => fitClass(last[u], h + occupied[u], above - 1, frameLeft[d], right, roof));
     frameFitTo[d] = fitTop;
     frameFitNext[d] = frameFitFrom[d];
     frameT[d] = a + 1;
@@ -162,10 +155,8 @@ export function searchLowestValley(
       for (; t < points; t++, k = startsAt[t]) {
         if (t > a && (rest[t] === 0 || sky[t] !== h)) break;
         for (; k < startsAt[t + 1]; k++) {
+          if (!movable(k, h)) continue;
           const u = byFirst[k];
-          if (placed[u]) continue;
-          if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
-          if (h + real[u] > capacity) continue;
           if (t > a && restMax + Math.min(left, h + occupied[u]) > roof) continue;
           // u lies on the valley only if nothing over its lifetime is higher: every point of
           // it holds records (u at least), and those from a to t are at h, so it fits when it

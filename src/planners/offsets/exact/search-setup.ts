@@ -22,6 +22,17 @@ export function fitClass(last: number, top: number, end: number, left: number, r
   return (last === end ? 0 : 2) + (top === left || top === right || top === roof ? 0 : 1);
 }
 
+/** Sorts moves[from, to) by `classOf` (fitClass), stably: the rank order stays within a class. */
+export function sortByFit(moves: Int32Array, from: number, to: number, classOf: (u: number) => number): void {
+  for (let i = from + 1; i < to; i++) {
+    const u = moves[i];
+    const c = classOf(u);
+    let j = i;
+    for (; j > from && classOf(moves[j - 1]) > c; j--) moves[j] = moves[j - 1];
+    moves[j] = u;
+  }
+}
+
 /** Every top (offset + occupied size) is at most the capacity rounded up to the alignment. */
 export function roofOf(capacity: number, alignment: number): number {
   return alignment > 1 ? Math.ceil(capacity / alignment) * alignment : capacity;

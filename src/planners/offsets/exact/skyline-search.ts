@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey } from './search-setup.ts';
+import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -239,7 +239,7 @@ export function searchPacking(
         if (emit) push(u);
         if (++count >= limit) return count;
       }
-      if (emit && fitFirst && t === a) sortByFit(poolTop - count, b, h, left, right);
+      if (emit && fitFirst && t === a) sortByFit(pool, poolTop - count, poolTop, (u) => fitClass(last[u], h + occupied[u], b, left, right, roof));
       if (rest[t] > restMax) restMax = rest[t];
     }
     const raise = Math.min(left, right);
@@ -248,18 +248,6 @@ export function searchPacking(
       count++;
     }
     return count;
-  };
-
-  /** Stable insertion sort of the moves pool[from, poolTop) (records placed at a, h) by their fitClass. */
-  const sortByFit = (from: number, b: number, h: number, left: number, right: number): void => {
-    const classOf = (u: number): number => fitClass(last[u], h + occupied[u], b, left, right, roof);
-    for (let i = from + 1; i < poolTop; i++) {
-      const u = pool[i];
-      const c = classOf(u);
-      let j = i;
-      for (; j > from && classOf(pool[j - 1]) > c; j--) pool[j] = pool[j - 1];
-      pool[j] = u;
-    }
   };
 
   const valleyA = new Int32Array(points);
