@@ -1,7 +1,6 @@
 import type { Problem } from '../../../core/problem.ts';
 import type { Budget } from './budget.ts';
-import { chainsOf } from './chains.ts';
-import { partState, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
+import { chainedPart, offsetsOfChained, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type ChainedPart, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 import { assemble, finishSearch, peelLargeParts, startSearch, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
 
@@ -41,7 +40,7 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
     const base = state.part.base;
     let context = contexts.get(state);
     if (context === undefined) {
-      context = { step: Math.max(state.grain, roundUp((state.high - state.low) / 8, state.grain)), chains: chainedState(state), asked: 0 };
+      context = { step: Math.max(state.grain, roundUp((state.high - state.low) / 8, state.grain)), chains: chainedPart(state), asked: 0 };
       contexts.set(state, context);
     }
     // A step below the better of the two sides' packings, never below what either proved.
@@ -52,7 +51,7 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
     context.asked++;
     if (outcome.status === 'found') {
       state.high = outcome.arena;
-      state.offsets = onChains ? Float64Array.from(context.chains!.chainOf, (c) => outcome.offsets[c]) : outcome.offsets;
+      state.offsets = onChains ? offsetsOfChained(context.chains!, outcome.offsets) : outcome.offsets;
       // Answered: aim twice as far next time (halved again as soon as that is too far).
       context.step = Math.max(state.grain, roundUp(Math.min(2 * context.step, (state.high - state.low) / 2), state.grain));
     } else if (outcome.status === 'infeasible' && !onChains) {
@@ -67,17 +66,8 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
 
 interface Context {
   step: number;
-  readonly chains: { readonly state: PartState; readonly chainOf: Int32Array } | undefined;
+  readonly chains: ChainedPart | undefined;
   asked: number;
-}
-
-/** The part's chains as a part of their own (undefined when no two records chain). */
-function chainedState(state: PartState): { state: PartState; chainOf: Int32Array } | undefined {
-  const chains = chainsOf(state.problem);
-  if (chains === undefined) return undefined;
-  const problem: Problem = chains.problem;
-  const all = problem.records.map((_, k) => k);
-  return { state: partState(problem, { records: all, base: 0 }, state.instances[0].alignment), chainOf: chains.chainOf };
 }
 
 /**

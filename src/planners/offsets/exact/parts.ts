@@ -6,6 +6,7 @@ import { mulberry32 } from '../../../core/synthetic.ts';
 import { greedyBySize } from '../greedy-by-size.ts';
 import { stripPackingBestFit } from '../strip-packing-best-fit.ts';
 import type { Budget } from './budget.ts';
+import { chainsOf } from './chains.ts';
 import type { Part } from './decompose.ts';
 import { searchLowestValley } from './lowest-valley-search.ts';
 import { FailedStates, searchPacking, type PackingInstance, type SearchOutcome } from './skyline-search.ts';
@@ -32,6 +33,33 @@ export interface PartState {
   asked: number;
   /** Whether cut-rebuild.ts has had its one try at the part. */
   rebuildTried: boolean;
+  /** The part's chains as a part of their own (chainedPart): null when no two records chain, undefined until asked. */
+  chained: ChainedPart | null | undefined;
+}
+
+/** A part's chains (chains.ts) searched as a part of their own; chainOf maps each record of the part to its chain. */
+export interface ChainedPart {
+  readonly state: PartState;
+  readonly chainOf: Int32Array;
+}
+
+/**
+ * The part's chains as a part (built once, kept on the state), or undefined when no two
+ * records chain. A packing of the chains is one of the part (offsetsOfChained); they only
+ * find, never prove: 'infeasible' on the chains says nothing of the part.
+ */
+export function chainedPart(state: PartState): ChainedPart | undefined {
+  if (state.chained === undefined) {
+    const chains = chainsOf(state.problem);
+    const all = chains?.problem.records.map((_, k) => k);
+    state.chained = chains === undefined ? null : { state: partState(chains.problem, { records: all!, base: 0 }, state.instances[0].alignment), chainOf: chains.chainOf };
+  }
+  return state.chained ?? undefined;
+}
+
+/** The part's offsets from its chains' offsets: every record at its chain's offset. */
+export function offsetsOfChained(chained: ChainedPart, chainOffsets: Float64Array): Float64Array {
+  return Float64Array.from(chained.chainOf, (c) => chainOffsets[c]);
 }
 
 export type Order = 'size' | 'life' | 'area' | 'short' | 'incumbent' | 'end';
@@ -180,6 +208,7 @@ export function partState(problem: Problem, part: Part, alignment: number): Part
     stoppedAt: -1,
     asked: 0,
     rebuildTried: false,
+    chained: undefined,
   };
 }
 

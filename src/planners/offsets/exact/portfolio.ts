@@ -31,7 +31,7 @@ const MIN_THREAD_MS = 1000;
 /**
  * offsets/exact on `threads` threads (1 or 2). Thread 1 is solve.ts's search as alone
  * (the fixed orders, the bound first, then bisection: what proves the optimum), but for
- * the time its question at the bound gets (three quarters, not half: solve.ts);
+ * the time its question at the bound gets (a quarter, not half: solve.ts);
  * thread 2 runs improver.ts (always a step below the best packing, seeded orders and
  * chains). It is started only once the first search has counted SYNC_NODES nodes, so a
  * problem solved at once never pays for a thread. They meet every SYNC_NODES nodes
