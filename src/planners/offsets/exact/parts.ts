@@ -51,8 +51,7 @@ export interface ChainedPart {
 export function chainedPart(state: PartState): ChainedPart | undefined {
   if (state.chained === undefined) {
     const chains = chainsOf(state.problem);
-    const all = chains?.problem.records.map((_, k) => k);
-    state.chained = chains === undefined ? null : { state: partState(chains.problem, { records: all!, base: 0 }, state.instances[0].alignment), chainOf: chains.chainOf };
+    state.chained = chains === undefined ? null : { state: wholePartState(chains.problem, state.instances[0].alignment), chainOf: chains.chainOf };
   }
   return state.chained ?? undefined;
 }
@@ -210,6 +209,11 @@ export function partState(problem: Problem, part: Part, alignment: number): Part
     rebuildTried: false,
     chained: undefined,
   };
+}
+
+/** The whole problem as one part on base 0 (every record, in its order). */
+export function wholePartState(problem: Problem, alignment: number): PartState {
+  return partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, alignment);
 }
 
 /** Ranks 0..n-1 by a two-part key, ties by index. */

@@ -6,10 +6,10 @@ import { offsetsPlan } from '../../../../src/core/plans.ts';
 import { verifyPlan } from '../../../../src/core/verify.ts';
 import { peelBands } from '../../../../src/planners/offsets/exact/band-peel.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
-import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 
 function peelWhole(problem: Problem, capacity: number, nodes: number) {
-  const state = partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, 1);
+  const state = wholePartState(problem, 1);
   return peelBands(state.instances[0], state.grain, capacity, Budget.of(Infinity, nodes));
 }
 

@@ -7,13 +7,12 @@ import { verifyPlan } from '../../../../src/core/verify.ts';
 import { exact } from '../../../../src/planners/offsets/exact.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
 import { rebuildCut } from '../../../../src/planners/offsets/exact/cut-rebuild.ts';
-import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { positiveProblems } from '../../../fixtures/arbitraries.ts';
 
-const wholePart = (problem: Problem, alignment = 1) => partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, alignment);
 /** rebuildCut on the whole problem as one part. */
 const rebuildWhole = (problem: Problem, capacity: number, budget: Budget, alignment = 1) => {
-  const state = wholePart(problem, alignment);
+  const state = wholePartState(problem, alignment);
   return rebuildCut(state.instances[0], state.grain, capacity, budget);
 };
 const valid = (problem: Problem, offsets: Float64Array): boolean => verifyPlan(problem, offsetsPlan(problem, offsets)).valid;
@@ -52,7 +51,7 @@ describe('rebuildCut', () => {
     fc.assert(
       fc.property(positiveProblems({ maxRecords: 30 }), (problem) => {
         const budget = Budget.of(Infinity, 1_000);
-        const outcome = rebuildWhole(problem, wholePart(problem).low, budget);
+        const outcome = rebuildWhole(problem, wholePartState(problem, 1).low, budget);
         if (outcome.status === 'found') expect(valid(problem, outcome.offsets)).toBe(true);
         else expect(outcome.status).toBe('stopped');
       }),

@@ -5,7 +5,7 @@ import { verifyPlan } from '../../../../src/core/verify.ts';
 import { exact } from '../../../../src/planners/offsets/exact.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
 import { searchLowestValley } from '../../../../src/planners/offsets/exact/lowest-valley-search.ts';
-import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { fitClass } from '../../../../src/planners/offsets/exact/search-setup.ts';
 import { searchPacking } from '../../../../src/planners/offsets/exact/skyline-search.ts';
 import { positiveProblems } from '../../../fixtures/arbitraries.ts';
@@ -31,7 +31,7 @@ describe('the searches with moves ordered by fit (fitFirst)', () => {
         fc.pre(problem.records.length > 0);
         const best = exact.plan(problem, { alignment, threads: 1 });
         expect(best.optimal).toBe(true);
-        const state = partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, alignment);
+        const state = wholePartState(problem, alignment);
         const rank = state.ranks.get(order)!;
         for (const instance of state.instances) {
           for (const engine of [searchPacking, searchLowestValley]) {

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PLANTED_GRAIN, PLANTED_HEIGHT, plantedProblem } from '../../../../src/core/planted.ts';
 import { FlatGroups } from '../../../../src/planners/offsets/exact/flat-groups.ts';
-import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 
 /** Every group FlatGroups reports on the whole of a planted problem, up to `most` of them. */
 function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most: number, firstOnly: boolean) {
   const { problem } = plantedProblem(n, seed, family);
-  const { instances } = partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, 1);
+  const { instances } = wholePartState(problem, 1);
   const { first, last, points } = instances[0];
   const units = Int32Array.from(problem.records, (r) => r.size / PLANTED_GRAIN);
   const all = problem.records.map((_, i) => i);

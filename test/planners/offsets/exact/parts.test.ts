@@ -5,7 +5,7 @@ import { offsetsPlan } from '../../../../src/core/plans.ts';
 import { makeProblem, type Problem } from '../../../../src/core/problem.ts';
 import type { TensorUsageRecord } from '../../../../src/core/records.ts';
 import { verifyPlan } from '../../../../src/core/verify.ts';
-import { chainedPart, offsetsOfChained, partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { chainedPart, offsetsOfChained, wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { solveOffsetsExact } from '../../../../src/planners/offsets/exact/solve.ts';
 
 /**
@@ -33,8 +33,6 @@ const chainedProblems: fc.Arbitrary<Problem> = fc
     return makeProblem('chained', records);
   });
 
-const whole = (problem: Problem) => partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, 1);
-
 describe('chainedPart', () => {
   it('is built once per part, and is undefined where no two records chain', () => {
     const chained = makeProblem('p', [
@@ -42,12 +40,12 @@ describe('chainedPart', () => {
       { id: 'b', size: 8, first: 2, last: 3 },
       { id: 'c', size: 4, first: 0, last: 3 },
     ]);
-    const state = whole(chained);
+    const state = wholePartState(chained, 1);
     const chains = chainedPart(state)!;
     expect(chains.state.instances[0].n).toBe(2);
     expect(chainedPart(state)).toBe(chains);
     expect([...offsetsOfChained(chains, Float64Array.of(16, 0))]).toEqual([16, 16, 0]);
-    expect(chainedPart(whole(makeProblem('q', [{ id: 'a', size: 8, first: 0, last: 1 }])))).toBeUndefined();
+    expect(chainedPart(wholePartState(makeProblem('q', [{ id: 'a', size: 8, first: 0, last: 1 }]), 1))).toBeUndefined();
   });
 });
 

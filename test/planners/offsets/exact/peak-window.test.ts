@@ -2,23 +2,22 @@ import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lowerBounds } from '../../../../src/core/bounds.ts';
-import { makeProblem, type Problem } from '../../../../src/core/problem.ts';
+import { makeProblem } from '../../../../src/core/problem.ts';
 import { verifyPlan } from '../../../../src/core/verify.ts';
 import { loadProblem } from '../../../../src/io/source.ts';
 import { exact } from '../../../../src/planners/offsets/exact.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
-import { partState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { packAroundPeak } from '../../../../src/planners/offsets/exact/peak-window.ts';
 import { bestOf } from '../../../../src/planners/offsets/best-of.ts';
 import { offsetsAreValid, positiveProblems } from '../../../fixtures/arbitraries.ts';
 
-const wholePart = (problem: Problem, alignment = 1) => partState(problem, { records: problem.records.map((_, i) => i), base: 0 }, alignment);
 
 describe('packAroundPeak', () => {
   it('returns only valid packings under the capacity asked', () => {
     fc.assert(
       fc.property(positiveProblems({ maxRecords: 40 }), fc.constantFrom(1, 8), fc.double({ min: 1, max: 1.2, noNaN: true }), (problem, alignment, slack) => {
-        const state = wholePart(problem, alignment);
+        const state = wholePartState(problem, alignment);
         const capacity = Math.floor(state.low * slack);
         const outcome = packAroundPeak(state, capacity, Budget.of(5_000));
         if (outcome.status !== 'found') return;
@@ -40,7 +39,7 @@ describe('packAroundPeak', () => {
     const problem = makeProblem('peaked', rows.map(([size, first, last], i) => ({ id: `t${i}`, size, first, last })));
     const bound = lowerBounds(problem).offsets;
     expect(bestOf.plan(problem).footprint).toBeGreaterThan(bound);
-    const outcome = packAroundPeak(wholePart(problem), bound, Budget.of(5_000));
+    const outcome = packAroundPeak(wholePartState(problem, 1), bound, Budget.of(5_000));
     expect(outcome).toMatchObject({ status: 'found', arena: bound });
   });
 
@@ -49,7 +48,7 @@ describe('packAroundPeak', () => {
       { id: 'a', size: 4, first: 0, last: 1 },
       { id: 'b', size: 4, first: 1, last: 2 },
     ]);
-    expect(packAroundPeak(wholePart(problem), 8, Budget.of(0)).status).toBe('stopped');
+    expect(packAroundPeak(wholePartState(problem, 1), 8, Budget.of(0)).status).toBe('stopped');
   });
 });
 
