@@ -12,7 +12,6 @@ import { packAroundPeak } from '../../../../src/planners/offsets/exact/peak-wind
 import { bestOf } from '../../../../src/planners/offsets/best-of.ts';
 import { offsetsAreValid, positiveProblems } from '../../../fixtures/arbitraries.ts';
 
-
 describe('packAroundPeak', () => {
   it('returns only valid packings under the capacity asked', () => {
     fc.assert(
