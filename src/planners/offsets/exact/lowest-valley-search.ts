@@ -1,6 +1,6 @@
 import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
-import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit } from './search-setup.ts';
+import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, withRoom } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
 
@@ -42,7 +42,8 @@ export function searchLowestValley(
   const tree = new FloorTree(points);
   tree.reset((t) => rest[t] > 0);
 
-  const { startsAt, byFirst, sameAsPrevious } = recordsByFirst(instance, rank);
+  const byFirstRecords = recordsByFirst(instance, rank);
+  const { startsAt, byFirst } = byFirstRecords;
 
   const placed = new Uint8Array(n);
   const offsets = new Float64Array(n);
@@ -107,10 +108,7 @@ export function searchLowestValley(
   };
 
   /** Record byFirst[k] (with first point t) can sit at height h on a valley starting at t, as far as its own point goes. */
-  const movable = (k: number, h: number): boolean => {
-    const u = byFirst[k];
-    return !placed[u] && !(sameAsPrevious[k] && !placed[byFirst[k - 1]]) && h + real[u] <= capacity;
-  };
+  const movable = movableTest(byFirstRecords, placed, real, capacity);
 
   /**
    * The moves of node d at its left edge a, sorted by fitClass (stable: rank order within
@@ -126,11 +124,7 @@ export function searchLowestValley(
     frameFitFrom[d] = fitTop;
     for (let k = startsAt[a]; k < startsAt[a + 1]; k++) {
       if (!movable(k, h) || last[byFirst[k]] >= above) continue;
-      if (fitTop === fitMoves.length) {
-        const moves = new Int32Array(2 * fitTop);
-        moves.set(fitMoves);
-        fitMoves = moves;
-      }
+      fitMoves = withRoom(fitMoves, fitTop);
       fitMoves[fitTop++] = byFirst[k];
     }
     sortByFit(fitMoves, frameFitFrom[d], fitTop, (u) => fitClass(last[u], h + occupied[u], above - 1, frameLeft[d], right, roof));

@@ -5,7 +5,9 @@ import type { PackingInstance } from './skyline-search.ts';
  * their first node: the breadth still to place per point and the records grouped by first
  * point in rank order; and the keys of their states, which both compute the same way so
  * that a state one of them found to fail is known to the other through the part's memo
- * (placed set: Zobrist keys of core/zobrist.ts; skyline: an XOR of point hashes).
+ * (placed set: Zobrist keys of core/zobrist.ts; skyline: an XOR of point hashes); and what
+ * they share move by move: the fit order of moves, the test of a move, the growth of a
+ * move stack.
  */
 
 /**
@@ -87,6 +89,29 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
     if (first[i] === first[j] && last[i] === last[j] && occupied[i] === occupied[j] && real[i] === real[j]) sameAsPrevious[k] = 1;
   }
   return { startsAt, byFirst, sameAsPrevious };
+}
+
+/**
+ * The test both searches put a record to before placing it at height h on a valley where
+ * it starts: byFirst[k] is not placed yet, is not a copy whose earlier twin (byFirst[k - 1])
+ * still waits (copies go in list order, so that their permutations are searched once), and
+ * its top stays within the capacity. What else a move must meet (the valley's extent, the
+ * records still to place beside it) differs between the engines and stays with them.
+ */
+export function movableTest(records: RecordsByFirst, placed: Uint8Array, real: Float64Array, capacity: number): (k: number, h: number) => boolean {
+  const { byFirst, sameAsPrevious } = records;
+  return (k, h) => {
+    const u = byFirst[k];
+    return !placed[u] && !(sameAsPrevious[k] && !placed[byFirst[k - 1]]) && h + real[u] <= capacity;
+  };
+}
+
+/** `moves` with room at index `top`: a copy of twice the length (at least 16) when it is full (moves are pushed on the searches' hot paths, so the stack grows by doubling, not per move). */
+export function withRoom(moves: Int32Array<ArrayBuffer>, top: number): Int32Array<ArrayBuffer> {
+  if (top < moves.length) return moves;
+  const grown = new Int32Array(Math.max(16, 2 * moves.length));
+  grown.set(moves);
+  return grown;
 }
 
 /** Seed of the searches' Zobrist keys (core/zobrist.ts). */

@@ -1,5 +1,5 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, fitClass, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit } from './search-setup.ts';
+import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, withRoom } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -153,9 +153,11 @@ export function searchPacking(
 
   // Records by first point, in rank order; identical records that are neighbours there
   // are placed in list order.
-  const { startsAt, byFirst, sameAsPrevious } = recordsByFirst(instance, rank);
+  const byFirstRecords = recordsByFirst(instance, rank);
+  const { startsAt, byFirst } = byFirstRecords;
 
   const placed = new Uint8Array(n);
+  const movable = movableTest(byFirstRecords, placed, real, capacity);
   const offsets = new Float64Array(n);
   let placedCount = 0;
   // Points where records remain, doubly linked (point t is node t + 1; 0 and points + 1
@@ -212,11 +214,7 @@ export function searchPacking(
   let depth = 0;
 
   const push = (value: number): void => {
-    if (poolTop === pool.length) {
-      const grown = new Int32Array(pool.length * 2);
-      grown.set(pool);
-      pool = grown;
-    }
+    pool = withRoom(pool, poolTop);
     pool[poolTop++] = value;
   };
 
@@ -232,9 +230,7 @@ export function searchPacking(
     for (let t = a; t <= b; t++) {
       for (let k = startsAt[t]; k < startsAt[t + 1]; k++) {
         const u = byFirst[k];
-        if (placed[u] || last[u] > b) continue;
-        if (sameAsPrevious[k] && !placed[byFirst[k - 1]]) continue;
-        if (h + real[u] > capacity) continue;
+        if (last[u] > b || !movable(k, h)) continue;
         if (t > a && restMax + Math.min(left, h + occupied[u]) > roof) continue;
         if (emit) push(u);
         if (++count >= limit) return count;
