@@ -92,6 +92,47 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
 }
 
 /**
+ * The records not placed yet, by first point, for counting them: each point's stretch of
+ * byFirst with the waiting records in front (`records[startsAt[t] .. waitingEnd[t] - 1]`).
+ * A placement swaps the record behind the waiting ones; its undo takes it back in by
+ * moving the end, which is right only when undos come in the reverse order of placements,
+ * as in both searches. The order within a stretch is lost, so it gives counts and sets,
+ * never an order of moves. Why: a node's sweep over its valleys counted the records of
+ * every valley's points, placed or not, most of them placed deep in a search.
+ */
+export class WaitingByFirst {
+  /** A copy of byFirst, permuted within each point's stretch. */
+  readonly records: Int32Array;
+  /** Per point t: the end of its waiting records in `records`. */
+  readonly waitingEnd: Int32Array;
+  private readonly position: Int32Array;
+
+  constructor(byFirstRecords: RecordsByFirst) {
+    const { startsAt, byFirst } = byFirstRecords;
+    this.records = byFirst.slice();
+    this.waitingEnd = startsAt.slice(1);
+    this.position = new Int32Array(byFirst.length);
+    for (let k = 0; k < byFirst.length; k++) this.position[byFirst[k]] = k;
+  }
+
+  /** Record i, of first point t, is placed. */
+  place(i: number, t: number): void {
+    const end = --this.waitingEnd[t];
+    const k = this.position[i];
+    const j = this.records[end];
+    this.records[k] = j;
+    this.position[j] = k;
+    this.records[end] = i;
+    this.position[i] = end;
+  }
+
+  /** The last record placed of first point t is taken back. */
+  unplace(t: number): void {
+    this.waitingEnd[t]++;
+  }
+}
+
+/**
  * The test both searches put a record to before placing it at height h on a valley where
  * it starts: byFirst[k] is not placed yet, is not a copy whose earlier twin (byFirst[k - 1])
  * still waits (copies go in list order, so that their permutations are searched once), and

@@ -1,5 +1,6 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, withRoom } from './search-setup.ts';
+import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, WaitingByFirst, withRoom } from './search-setup.ts';
+import { RunBreaks } from './run-breaks.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
 
 /**
@@ -157,6 +158,8 @@ export function searchPacking(
   const { startsAt, byFirst } = byFirstRecords;
 
   const placed = new Uint8Array(n);
+  const waiting = new WaitingByFirst(byFirstRecords);
+  const { records: waitingRecords, waitingEnd } = waiting;
   const movable = movableTest(byFirstRecords, placed, real, capacity);
   const offsets = new Float64Array(n);
   let placedCount = 0;
@@ -177,6 +180,8 @@ export function searchPacking(
     prevCovered[points + 1] = prev;
   }
 
+  const breaks = new RunBreaks(sky, rest);
+
   // State key for the memo: Zobrist keys of the placed set, and the skyline hashes of
   // search-setup.ts over the points where records remain, kept up to date move by move.
   const { a: zobristA, b: zobristB } = zobristKeys(n, SEARCH_SEED);
@@ -190,6 +195,7 @@ export function searchPacking(
       key.change(t, was, now);
       sky[t] = now;
     }
+    breaks.refreshRange(from, to + 1);
   };
 
   // The DFS stack. A frame is a node: its valley [a, b] at height h, its moves (records,
@@ -246,10 +252,6 @@ export function searchPacking(
     return count;
   };
 
-  const valleyA = new Int32Array(points);
-  const valleyB = new Int32Array(points);
-  const valleyCount = new Int32Array(points);
-
   const pushFrame = (a: number, b: number, h: number, left: number, raise: number, start: number, remember: boolean): void => {
     frameA[depth] = a;
     frameB[depth] = b;
@@ -276,38 +278,35 @@ export function searchPacking(
         return;
       }
     }
-    // Valleys in one sweep; their moves counted roughly (records that lie inside, plus
-    // the waste move): exact counting is left to the valley chosen.
-    let valleys = 0;
+    // Valleys in one sweep, keeping the one with the fewest moves (the records not placed
+    // that start in its run and end in it, counted roughly, plus the waste move; the lower
+    // on a tie): exact counting is left to the valley chosen. A count stops once it passes
+    // the best so far, since that valley can no longer be chosen.
+    let bestA = -1;
+    let bestB = -1;
+    let bestCount = Infinity;
     for (let t = nextCovered[0] - 1; t < points; ) {
       const h = sky[t];
-      let e = t;
+      const e = breaks.runEnd(t);
       // Neighbours are points where records remain right beside the run (node t is point t - 1).
-      while (e + 1 < points && nextCovered[e + 1] === e + 2 && sky[e + 1] === h) e++;
       const left = t > 0 && prevCovered[t + 1] === t ? sky[t - 1] : Infinity;
       const right = e + 1 < points && nextCovered[e + 1] === e + 2 ? sky[e + 1] : Infinity;
-      const v = left > h && right > h ? valleys++ : -1;
-      if (v >= 0) {
-        valleyA[v] = t;
-        valleyB[v] = e;
-        // The waste move, then the records not placed that start in the run and end in it
-        // (records by first point are one stretch of byFirst).
+      if (left > h && right > h) {
         let count = Math.min(left, right) === Infinity ? 0 : 1;
-        for (let k = startsAt[t]; k < startsAt[e + 1]; k++) {
-          const i = byFirst[k];
-          if (!placed[i] && last[i] <= e && h + real[i] <= capacity) count++;
+        for (let s = t; s <= e && count <= bestCount; s++) {
+          for (let k = startsAt[s]; k < waitingEnd[s]; k++) {
+            const i = waitingRecords[k];
+            if (last[i] <= e && h + real[i] <= capacity && ++count > bestCount) break;
+          }
         }
-        valleyCount[v] = count;
+        if (count < bestCount || (count === bestCount && h < sky[bestA])) {
+          bestA = t;
+          bestB = e;
+          bestCount = count;
+        }
       }
       t = nextCovered[e + 1] - 1;
     }
-    let best = 0;
-    for (let v = 1; v < valleys; v++) {
-      if (valleyCount[v] < valleyCount[best] || (valleyCount[v] === valleyCount[best] && sky[valleyA[v]] < sky[valleyA[best]])) best = v;
-    }
-    const bestA = valleyA[best];
-    const bestB = valleyB[best];
-    const bestCount = valleyCount[best];
     const a = bestA;
     const b = bestB;
     const h = sky[a];
@@ -345,7 +344,9 @@ export function searchPacking(
         rest[t] += size;
         sky[t] = h;
       }
+      breaks.refreshRange(first[move], last[move] + 1);
       placed[move] = 0;
+      waiting.unplace(first[move]);
       placedCount--;
       placedA ^= zobristA[move];
       placedB ^= zobristB[move];
@@ -374,7 +375,9 @@ export function searchPacking(
         }
         sky[t] = top;
       }
+      breaks.refreshRange(first[move], last[move] + 1);
       placed[move] = 1;
+      waiting.place(move, first[move]);
       offsets[move] = h;
       placedCount++;
       placedA ^= zobristA[move];

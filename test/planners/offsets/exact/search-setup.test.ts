@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { movableTest, type RecordsByFirst, withRoom } from '../../../../src/planners/offsets/exact/search-setup.ts';
+import { movableTest, type RecordsByFirst, WaitingByFirst, withRoom } from '../../../../src/planners/offsets/exact/search-setup.ts';
 
 describe('movableTest', () => {
   // Records 2, 0, 1 in list order; 0 is a twin of 2 (same lifetime and sizes), 1 is not.
@@ -32,5 +33,54 @@ describe('withRoom', () => {
     expect(grown.length).toBe(32);
     expect(Array.from(grown.subarray(0, 4))).toEqual([1, 2, 3, 4]);
     expect(withRoom(new Int32Array(0), 0).length).toBe(16);
+  });
+});
+
+describe('WaitingByFirst', () => {
+  /** Records by first point as recordsByFirst lays them out (index order within a point). */
+  const layout = (firsts: number[], points: number): RecordsByFirst => {
+    const startsAt = new Int32Array(points + 1);
+    for (const t of firsts) startsAt[t + 1]++;
+    for (let t = 0; t < points; t++) startsAt[t + 1] += startsAt[t];
+    const fill = startsAt.slice(0, points);
+    const byFirst = new Int32Array(firsts.length);
+    firsts.forEach((t, i) => (byFirst[fill[t]++] = i));
+    return { startsAt, byFirst, sameAsPrevious: new Uint8Array(firsts.length) };
+  };
+
+  it('keeps exactly the records not placed in front of each point, through placements and their undos in reverse order', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }).chain((points) =>
+          fc.tuple(fc.constant(points), fc.array(fc.integer({ min: 0, max: points - 1 }), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(fc.boolean(), fc.nat()), { maxLength: 80 })),
+        ),
+        ([points, firsts, steps]) => {
+          const records = layout(firsts, points);
+          const waiting = new WaitingByFirst(records);
+          const placed: number[] = []; // a stack, as the searches place and undo
+          for (const [place, pick] of steps) {
+            const free = firsts.map((_, i) => i).filter((i) => !placed.includes(i));
+            if (place && free.length > 0) {
+              const i = free[pick % free.length];
+              waiting.place(i, firsts[i]);
+              placed.push(i);
+            } else if (placed.length > 0) {
+              waiting.unplace(firsts[placed.pop()!]);
+            }
+            for (let t = 0; t < points; t++) {
+              const front = Array.from(waiting.records.subarray(records.startsAt[t], waiting.waitingEnd[t])).sort((x, y) => x - y);
+              const expected = firsts.map((f, i) => (f === t && !placed.includes(i) ? i : -1)).filter((i) => i >= 0);
+              expect(front).toEqual(expected);
+            }
+          }
+          // The stretches still hold each point's records, placed ones behind.
+          for (let t = 0; t < points; t++) {
+            const all = Array.from(waiting.records.subarray(records.startsAt[t], records.startsAt[t + 1])).sort((x, y) => x - y);
+            expect(all).toEqual(Array.from(records.byFirst.subarray(records.startsAt[t], records.startsAt[t + 1])).sort((x, y) => x - y));
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });
