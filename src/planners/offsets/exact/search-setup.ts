@@ -96,9 +96,9 @@ export function recordsByFirst(instance: PackingInstance, rank: Int32Array): Rec
  * byFirst with the waiting records in front (`records[startsAt[t] .. waitingEnd[t] - 1]`).
  * A placement swaps the record behind the waiting ones; its undo takes it back in by
  * moving the end, which is right only when undos come in the reverse order of placements,
- * as in both searches. The order within a stretch is lost, so it gives counts and sets,
- * never an order of moves. Why: a node's sweep over its valleys counted the records of
- * every valley's points, placed or not, most of them placed deep in a search.
+ * as a depth-first search undoes. The order within a stretch is lost, so it gives counts
+ * and sets, never an order of moves (skyline-search.ts counts each valley's moves with it;
+ * before, the count walked every record of the valley's points, placed or not).
  */
 export class WaitingByFirst {
   /** A copy of byFirst, permuted within each point's stretch. */
