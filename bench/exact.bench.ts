@@ -19,12 +19,16 @@
  *   their arena over the optimum read off their trajectories at 1, 10 and 60 s, beside
  *   the instant heuristics; target: offsets/exact within 1.05x at 60 s at 1000 records;
  * - y1: planning time of every heuristic of the registry on Y_1 (62,185 records), as a
- *   ratio to Greedy by Size's time in the same run.
+ *   ratio to Greedy by Size's time in the same run;
+ * - throughput: the searches' speed, offsets/exact on one thread stopped at 2 million
+ *   nodes on the planted guillotine cuts of 1000 records (seed 41) and MiniMalloc J:
+ *   seconds and nodes a second, and the arena, which a run stopped on nodes repeats
+ *   exactly (a new arena says the search changed, not only its speed).
  *
  * --quick divides every time limit by 10 (a smoke run; targets are then not judged).
  * stdout: one table with a verdict per row, then the planted and Y_1 tables; bench/out/
- * exact.csv, exact-planted.csv (and .md: the tables for results/quality-vs-time/) and
- * exact-y1.csv: every row.
+ * exact.csv, exact-planted.csv (and .md: the tables for results/quality-vs-time/),
+ * exact-y1.csv and exact-throughput.csv: every row.
  * Exit code 1 when a plan is invalid, 2 on bad arguments.
  */
 import { existsSync } from 'node:fs';
@@ -39,7 +43,8 @@ import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { loadProblem } from '../src/io/source.ts';
 import { footprintAt, keepingTrajectory, type TrajectoryPoint } from '../src/planners/offsets/exact/trajectory.ts';
 import { planAndVerify, type VerifiedResult } from '../src/planners/plan-and-verify.ts';
-import { beyondLimit } from '../src/planners/planner.ts';
+import { exact, type ExactPlannerOptions } from '../src/planners/offsets/exact.ts';
+import { beyondLimit, type OffsetsPlanner, type PlannerOptions } from '../src/planners/planner.ts';
 import { findPlanner, PLANNERS } from '../src/planners/registry.ts';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -111,7 +116,7 @@ function targets(): Target[] {
   return list;
 }
 
-const GROUPS = ['zoo', 'minimalloc', 'idealloc', 'omnimalloc-small', 'search', 'planted', 'y1'] as const;
+const GROUPS = ['zoo', 'minimalloc', 'idealloc', 'omnimalloc-small', 'search', 'planted', 'y1', 'throughput'] as const;
 
 interface Options {
   groups: string[];
@@ -202,6 +207,7 @@ async function main(): Promise<void> {
   }
   if (wanted('planted') && !(await plantedGroup(options, scale))) invalid = true;
   if (wanted('y1') && !(await y1Group(options))) invalid = true;
+  if (wanted('throughput') && !(await throughputGroup(options, scale))) invalid = true;
   if (invalid) process.exitCode = 1;
 }
 
@@ -312,6 +318,55 @@ async function y1Group(options: Options): Promise<boolean> {
   console.log('| planner | ms | x greedy-by-size | footprint / bound | valid |\n|---|---:|---:|---:|---|');
   for (const r of rows) console.log(`| ${r.planner} | ${r.ms.toFixed(1)} | ${(r.ms / reference).toFixed(2)} | ${(r.footprint / (r.planner.startsWith('offsets/') ? bounds.offsets : bounds.sharedObjects)).toFixed(4)} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`);
   await writeFileAtomic(join(OUT_DIR, 'exact-y1.csv'), stringify([['planner', 'ms', 'ratioToGreedyBySize', 'footprint'], ...rows.map((r) => [r.planner, r.ms.toFixed(2), (r.ms / reference).toFixed(3), r.footprint])]));
+  return rows.every((r) => r.valid);
+}
+
+// ---------------------------------------------------------------------------- search throughput
+
+/** Nodes a throughput run stops at (one thread), before --quick's scale. */
+const THROUGHPUT_NODES = 2_000_000;
+
+/** offsets/exact on one thread, stopped at `nodes` nodes (planAndVerify passes only the options every planner takes). */
+function stoppedOnNodes(nodes: number): OffsetsPlanner {
+  return {
+    ...exact,
+    plan(problem: Problem, options?: PlannerOptions) {
+      const stopped: ExactPlannerOptions = { ...options, nodeLimit: nodes, threads: 1 };
+      return exact.plan(problem, stopped);
+    },
+  };
+}
+
+/**
+ * The searches' speed: offsets/exact on one thread, stopped at THROUGHPUT_NODES nodes
+ * (a time limit of 600 s only as a guard), on the planted guillotine cuts of 1000 records,
+ * seed 41, where the sweep over valleys dominates, and on MiniMalloc J, where placing and
+ * undoing records does. Nodes a second are machine figures: compare two builds on one
+ * machine. Returns false when a plan was invalid.
+ */
+async function throughputGroup(options: Options, scale: number): Promise<boolean> {
+  const nodes = Math.round(THROUGHPUT_NODES * scale);
+  const cases = [
+    { instance: 'planted-guillotine-1000-s41', source: 'synthetic:planted?n=1000&seed=41&family=guillotine' },
+    { instance: 'minimalloc/J', source: join(options.traces, 'minimalloc', 'J.1048576.csv') },
+  ].filter((c) => options.instances.length === 0 || options.instances.some((s) => c.instance.includes(s)));
+  const rows: { instance: string; records: number; nodes: number; seconds: number; arena: number; optimal: boolean; valid: boolean }[] = [];
+  for (const c of cases) {
+    if (!c.source.startsWith('synthetic:') && !existsSync(c.source)) {
+      process.stderr.write(`bench:exact: skipping throughput on ${c.instance}: ${c.source} is absent.\n`);
+      continue;
+    }
+    process.stderr.write(`[throughput] offsets/exact on ${c.instance} (one thread, ${nodes} nodes)\n`);
+    const problem = await loadProblem(c.source);
+    const result = planAndVerify(stoppedOnNodes(nodes), problem, { timeLimitMs: 600_000, seed: 1 });
+    rows.push({ instance: c.instance, records: problem.records.length, nodes, seconds: result.timeMs / 1000, arena: result.footprint, optimal: result.optimal === true, valid: result.valid });
+  }
+  if (rows.length === 0) return true;
+  console.log(`\nSearch throughput: offsets/exact, one thread, stopped at ${nodes} nodes (a proof stops it sooner: no rate then)\n`);
+  console.log('| instance | records | seconds | nodes a second | arena | valid |\n|---|---:|---:|---:|---:|---|');
+  const rate = (r: (typeof rows)[number]): string => (r.optimal ? 'proved first' : Math.round(r.nodes / r.seconds).toString());
+  for (const r of rows) console.log(`| ${r.instance} | ${r.records} | ${r.seconds.toFixed(2)} | ${rate(r)} | ${r.arena} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`);
+  await writeFileAtomic(join(OUT_DIR, 'exact-throughput.csv'), stringify([['instance', 'records', 'nodes', 'seconds', 'nodesPerSecond', 'arena', 'valid'], ...rows.map((r) => [r.instance, r.records, r.nodes, r.seconds.toFixed(3), rate(r), r.arena, r.valid])]));
   return rows.every((r) => r.valid);
 }
 
