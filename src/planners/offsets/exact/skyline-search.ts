@@ -282,8 +282,8 @@ export function searchPacking(
     // that start in its run and end in it, counted roughly, plus the waste move; the lower
     // on a tie): exact counting is left to the valley chosen. A count stops once it passes
     // the best so far, since that valley can no longer be chosen.
-    let bestA = -1;
-    let bestB = -1;
+    let a = -1;
+    let b = -1;
     let bestCount = Infinity;
     for (let t = nextCovered[0] - 1; t < points; ) {
       const h = sky[t];
@@ -299,16 +299,14 @@ export function searchPacking(
             if (last[i] <= e && h + real[i] <= capacity && ++count > bestCount) break;
           }
         }
-        if (count < bestCount || (count === bestCount && h < sky[bestA])) {
-          bestA = t;
-          bestB = e;
+        if (count < bestCount || (count === bestCount && h < sky[a])) {
+          a = t;
+          b = e;
           bestCount = count;
         }
       }
       t = nextCovered[e + 1] - 1;
     }
-    const a = bestA;
-    const b = bestB;
     const h = sky[a];
     const left = a > 0 && rest[a - 1] > 0 ? sky[a - 1] : Infinity;
     const right = b + 1 < points && rest[b + 1] > 0 ? sky[b + 1] : Infinity;
