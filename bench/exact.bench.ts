@@ -341,10 +341,10 @@ function stoppedOnNodes(nodes: number): OffsetsPlanner {
 
 /**
  * The searches' speed: offsets/exact on one thread, stopped at THROUGHPUT_NODES nodes
- * (a time limit of THROUGHPUT_GUARD_MS only as a guard), on the planted guillotine cuts of 1000 records,
- * seed 41, where the sweep over valleys dominates, and on MiniMalloc J, where placing and
- * undoing records does. Nodes a second are machine figures: compare two builds on one
- * machine. Returns false when a plan was invalid.
+ * (a time limit of THROUGHPUT_GUARD_MS only as a guard), on the planted guillotine cuts of
+ * 1000 records, seed 41, where the sweep over valleys dominates, and on MiniMalloc J, where
+ * placing and undoing records does. Nodes a second are machine figures: compare two builds
+ * on one machine. Returns false when a plan was invalid.
  */
 async function throughputGroup(options: Options, scale: number): Promise<boolean> {
   const nodes = Math.round(THROUGHPUT_NODES * scale);
