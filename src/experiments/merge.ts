@@ -38,12 +38,7 @@ export async function mergeShards(dirs: readonly string[], to?: string): Promise
   const runs: ShardRun[] = [];
   for (const dir of dirs) {
     const store = new ResultStore(dir);
-    let info: ShardRun['info'];
-    try {
-      info = await store.readRunInfo<ShardRun['info']>();
-    } catch {
-      throw new ExperimentError(`${dir}: no run.json; is it a run folder of memplan run --shard?`);
-    }
+    const info = await store.readRunInfo<ShardRun['info']>();
     if (info.shard === undefined) throw new ExperimentError(`${dir}: not a shard (its run.json has no shard); only runs made with --shard I/N merge.`);
     runs.push({ dir, info, results: await store.read() });
   }

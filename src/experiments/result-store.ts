@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-write.ts';
+import { ExperimentError } from './config.ts';
 import type { CellResult } from './result.ts';
 
 /**
@@ -42,8 +43,22 @@ export class ResultStore {
     await writeFileAtomic(join(this.dir, 'run.json'), `${JSON.stringify(info, null, 2)}\n`);
   }
 
+  /** The folder's run.json; a folder without one, or with a damaged one, is one clear sentence. */
   async readRunInfo<T>(): Promise<T> {
-    return JSON.parse(await readFile(join(this.dir, 'run.json'), 'utf8')) as T;
+    const path = join(this.dir, 'run.json');
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new ExperimentError(`${this.dir}: not a run folder (it has no run.json); run folders are results/<experiment>/<run-id>, written by memplan run.`);
+      throw new ExperimentError(`${path}: cannot be read (${code ?? (error as Error).message}).`);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new ExperimentError(`${path}: not valid JSON (${(error as Error).message}); the run folder is damaged.`);
+    }
   }
 
   /** Cuts a torn last line (a run killed mid-write) so that appending can go on. */
@@ -75,7 +90,7 @@ export class ResultStore {
         results.push(JSON.parse(line) as T);
       } catch (error) {
         // Only the last line can be torn (a killed run); anything else is damage.
-        if (k < lines.length - 1 && lines.slice(k + 1).some((l) => l.trim() !== '')) throw new Error(`${this.resultsPath}:${k + 1}: not a JSON line (${(error as Error).message}).`);
+        if (k < lines.length - 1 && lines.slice(k + 1).some((l) => l.trim() !== '')) throw new ExperimentError(`${this.resultsPath}:${k + 1}: not a JSON line (${(error as Error).message}).`);
       }
     });
     return results;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Experiment } from '../experiments/config.ts';
+import { ExperimentError, type Experiment } from '../experiments/config.ts';
 import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
@@ -23,8 +23,13 @@ export interface LoadedRun {
 
 export async function loadRun(dir: string): Promise<LoadedRun> {
   const store = new ResultStore(dir);
-  const info = await store.readRunInfo<{ config: Experiment }>();
-  return { experiment: info.config, results: await store.read() };
+  const info = await store.readRunInfo<{ config?: Experiment }>();
+  // A hand-edited or truncated run.json: say so rather than fail deep inside a table.
+  const config = info.config;
+  if (config === null || typeof config !== 'object' || typeof config.name !== 'string' || typeof config.report !== 'object' || config.report === null) {
+    throw new ExperimentError(`${join(dir, 'run.json')}: holds no experiment configuration (config); the run folder is damaged.`);
+  }
+  return { experiment: config, results: await store.read() };
 }
 
 export function runTable(run: LoadedRun): PaperTable {

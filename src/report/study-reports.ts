@@ -1,3 +1,4 @@
+import { ExperimentError } from '../experiments/config.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 
 /** What `memplan report` makes of a study's run folder. */
@@ -19,6 +20,6 @@ export async function studyOfRun(dir: string): Promise<{ kind: string; info: Rec
 /** Reports a study's run folder; throws when the study has no report. */
 export async function reportStudy(dir: string, kind: string, info: Record<string, unknown>): Promise<{ markdown: string; files: string[] }> {
   const reporter = reporters.get(kind);
-  if (reporter === undefined) throw new Error(`${dir}: no report is known for study "${kind}".`);
+  if (reporter === undefined) throw new ExperimentError(`${dir}: its run.json names the study "${kind}", which this build has no report for (known: ${[...reporters.keys()].sort().join(', ')}).`);
   return reporter(dir, info);
 }

@@ -1,0 +1,54 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memplan, userErrorLine } from './run-memplan.ts';
+
+/**
+ * `memplan report` given something that is not a run folder: one sentence saying what is
+ * wrong with it, exit code 2, and no stack trace (a run folder's good report is tested with
+ * the runs that make one: merge.test.ts, the studies' tests).
+ */
+let dir = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'memplan-report-'));
+  const folder = async (name: string, runJson?: string, results?: string): Promise<void> => {
+    await mkdir(join(dir, name));
+    if (runJson !== undefined) await writeFile(join(dir, name, 'run.json'), runJson);
+    if (results !== undefined) await writeFile(join(dir, name, 'results.jsonl'), results);
+  };
+  await folder('empty');
+  await folder('torn', '{"experiment": ');
+  await folder('no-config', '{}');
+  await folder('unknown-study', '{"study": "no-such-study"}');
+  const config = { name: 'x', title: 'X', approach: 'offsets', models: [], planners: [], report: {} };
+  await folder('damaged-results', JSON.stringify({ config }), '{"cell": 1}\nnot json\n{"cell": 2}\n');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('memplan report on a folder that is not a run', () => {
+  it('names a missing folder, an empty one and a plain file as not run folders', async () => {
+    const targets = [join(dir, 'missing'), join(dir, 'empty'), join(dir, 'torn', 'run.json')];
+    const runs = await Promise.all(targets.map((target) => memplan('report', target)));
+    runs.forEach((run, k) => {
+      expect(userErrorLine(run)).toBe(`memplan: ${targets[k]}: not a run folder (it has no run.json); run folders are results/<experiment>/<run-id>, written by memplan run.`);
+    });
+  });
+
+  it('says which file of a damaged run folder is damaged', async () => {
+    const [torn, noConfig, damaged] = await Promise.all(['torn', 'no-config', 'damaged-results'].map((name) => memplan('report', join(dir, name))));
+    expect(userErrorLine(torn)).toMatch(new RegExp(`^memplan: ${join(dir, 'torn', 'run.json')}: not valid JSON \\(.+\\); the run folder is damaged\\.$`));
+    expect(userErrorLine(noConfig)).toBe(`memplan: ${join(dir, 'no-config', 'run.json')}: holds no experiment configuration (config); the run folder is damaged.`);
+    expect(userErrorLine(damaged)).toMatch(new RegExp(`^memplan: ${join(dir, 'damaged-results', 'results.jsonl')}:2: not a JSON line`));
+  });
+
+  it('names the studies it knows when a run folder names another', async () => {
+    const line = userErrorLine(await memplan('report', join(dir, 'unknown-study')));
+    expect(line).toMatch(/its run\.json names the study "no-such-study", which this build has no report for \(known: [a-z-]+(, [a-z-]+)+\)\.$/);
+    expect(line).toContain('gemm-tiling');
+  });
+});
