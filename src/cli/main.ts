@@ -19,6 +19,7 @@ import { registerReproduce } from './commands/reproduce.ts';
 import { registerRun } from './commands/run.ts';
 import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
+import { fileSystemSentence } from './file-system-error.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
 const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError, InfeasibleBudgetError];
@@ -75,6 +76,12 @@ export async function main(argv: string[]): Promise<void> {
     if (USER_ERRORS.some((kind) => error instanceof kind)) {
       if (error instanceof UsageError && error.usage) process.stderr.write(`${error.usage}\n\n`);
       process.stderr.write(`memplan: ${(error as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const sentence = fileSystemSentence(error);
+    if (sentence !== undefined) {
+      process.stderr.write(`memplan: ${sentence}\n`);
       process.exitCode = 2;
       return;
     }

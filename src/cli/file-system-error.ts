@@ -1,0 +1,27 @@
+/**
+ * A file-system error on a path the user chose (`--out`, `--dir`, `--to`) as one sentence:
+ * what the path is and what went wrong there, instead of Node's stack trace. Only errors
+ * that carry a path and one of these codes qualify; anything else is a bug and keeps its
+ * stack.
+ */
+const REASONS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EEXIST: 'already exists',
+  EISDIR: 'is a folder where a file is needed',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+export function fileSystemSentence(error: unknown): string | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const { code, path, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof path !== 'string' || !(code in REASONS)) return undefined;
+  // mkdir -p meets EEXIST only where a file stands in the folder's place.
+  const reason = code === 'EEXIST' && syscall === 'mkdir' ? 'is a file where a folder is needed' : REASONS[code];
+  return `${path}: ${reason} (${syscall ?? 'file system'}, ${code}).`;
+}
