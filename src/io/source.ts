@@ -62,6 +62,11 @@ function syntheticProblem(source: string): Problem {
  * and paths by extension. Commands and the runner come through here, never to a reader.
  */
 export async function loadSource(source: string, options: SourceOptions = {}): Promise<Source> {
+  // Shapes given for a source that has no open dimensions would be ignored without a word.
+  const given = [...(options.inputShapes?.keys() ?? [])];
+  if (given.length > 0 && !/\.(tflite|onnx)$/i.test(source)) {
+    throw new InputError(source, undefined, `input shapes (${given.join(', ')}) fix dynamic inputs of .tflite and .onnx files; this source's shapes are all fixed.`);
+  }
   if (source.startsWith('zoo:')) return { kind: 'graph', graph: buildZooModel(source) };
   if (source.startsWith('synthetic:')) return { kind: 'records', problem: syntheticProblem(source) };
   const extension = /\.([^./\\]+)$/.exec(source)?.[1]?.toLowerCase();

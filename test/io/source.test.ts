@@ -94,6 +94,14 @@ describe('loadProblem', () => {
     expect((await loadProblem('zoo:mobilenet-v2', { elementSize: 4 })).records).toHaveLength(65);
     await expect(loadProblem('zoo:no-such-model')).rejects.toThrow(/no such network; the zoo has mobilenet-v1/);
   });
+
+  it('refuses input shapes for a source whose shapes are all fixed, rather than ignore them', async () => {
+    const inputShapes = new Map([['image', [1, 224, 224, 3]]]);
+    for (const source of ['zoo:mobilenet-v1', 'synthetic:chain?n=5&seed=1']) {
+      await expect(loadSource(source, { inputShapes })).rejects.toThrow(`${source}: input shapes (image) fix dynamic inputs of .tflite and .onnx files; this source's shapes are all fixed.`);
+    }
+    expect((await loadSource('zoo:mobilenet-v1', { inputShapes: new Map() })).kind).toBe('graph');
+  });
 });
 
 const haveTraces = existsSync(TRACES);
