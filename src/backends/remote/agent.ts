@@ -95,6 +95,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   if (!Number.isSafeInteger(maxQueuedJobs) || maxQueuedJobs < 0) throw new BackendError(`the agent's maxQueuedJobs must be a whole number >= 0, got ${maxQueuedJobs}.`);
   const kinds = options.backends ?? ['cpu'];
   if (kinds.length === 0) throw new BackendError('the agent needs at least one backend.');
+  // A budgeted run streams weights from a file beside a budgeted plan; a job carries neither.
+  if (kinds.includes('budgeted')) throw new BackendError('the agent cannot serve the budgeted backend (its runs stream weights from a file that a job does not carry); serve cpu, cpu-parallel, webgpu or browser.');
   const backends = [...new Set(kinds)].map(findBackend);
   const device = await agentDevice(backends);
   const served = device.backends.map((b) => ({ kind: b.kind, requiredAlignment: b.requiredAlignment }));

@@ -36,7 +36,7 @@ export function registerAgent(cli: Argv): Argv {
       y
         .option('listen', { type: 'string', default: '127.0.0.1:7878', describe: 'HOST:PORT to listen on (0.0.0.0:PORT for every interface; port 0 picks a free one)' })
         .option('token', { type: 'string', describe: `shared secret clients send, at least ${MIN_TOKEN_LENGTH} characters (or set ${TOKEN_ENV})` })
-        .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,cpu-parallel,webgpu)' })
+        .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,cpu-parallel,webgpu,browser)' })
         .option('max-job-mb', { type: 'number', default: 256, describe: 'largest job accepted (MiB); larger ones get 413' })
         .option('max-run-seconds', { type: 'number', default: 600, describe: 'a job running longer is stopped and answered with 504' })
         .option('devices', { type: 'boolean', default: false, describe: 'also serve the device page (/device): browsers that open it with the printed pairing code join as devices (exec --backend remote --device ID)' })

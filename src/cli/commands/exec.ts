@@ -51,7 +51,7 @@ export function registerExec(cli: Argv): Argv {
         .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default: the number of cores)" })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
         .option('token', { type: 'string', describe: 'remote: the token the agent was started with' })
-        .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu)" })
+        .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu, browser)" })
         .option('device', { type: 'string', describe: 'remote: a browser that joined the agent as a device (memplan list devices); the job runs there, on its WebGPU' })
         .option('browser', { type: 'string', describe: 'browser: the Chromium-based browser to start, a path or a name on PATH (default: chromium, google-chrome, ... on PATH)' })
         .option('planner', { type: 'string', describe: 'planner id (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })

@@ -136,6 +136,10 @@ describe('the agent refuses', () => {
   it('to start without a token of 16 characters', async () => {
     await expect(startAgent({ token: 'short' })).rejects.toThrow('the agent needs a token of at least 16 characters.');
   });
+
+  it('to serve the budgeted backend, whose runs need a weights file that a job does not carry', async () => {
+    await expect(startAgent({ token: '0123456789abcdef', port: 0, backends: ['cpu', 'budgeted'] })).rejects.toThrow(/cannot serve the budgeted backend .*; serve cpu, cpu-parallel, webgpu or browser\.$/);
+  });
 });
 
 describe('the agent survives', () => {
