@@ -1,6 +1,6 @@
 import { BackendError } from '../backend-error.ts';
 import { taskTiles, tileKey, type GemmShape, type GemmTask, type TileId } from './gemm-shape.ts';
-import { smallestBudget, type GemmSchedule, type Placement, type ScheduleStep } from './schedule.ts';
+import { budgetProblem, type GemmSchedule, type Placement, type ScheduleStep } from './schedule.ts';
 
 interface Resident {
   readonly tile: TileId;
@@ -22,10 +22,8 @@ interface Resident {
  * 16 a side), quadratic beyond.
  */
 export function dynamicSchedule(shape: GemmShape, budget: number): GemmSchedule {
-  const minimum = smallestBudget(shape.tileBytes);
-  if (budget < minimum) {
-    throw new BackendError(`a budget of ${budget} bytes cannot hold one step of a ${shape.tile}x${shape.tile}-tile GEMM (A, B and C tiles: ${minimum} bytes); the smallest budget that works is ${minimum} bytes.`);
-  }
+  const tooSmall = budgetProblem(shape, budget);
+  if (tooSmall !== undefined) throw new BackendError(tooSmall);
   const distinct = 3 * shape.tiles * shape.tiles;
   const slots = Math.min(Math.floor(budget / shape.tileBytes), distinct);
   return {

@@ -5,7 +5,7 @@ import type { Planner } from '../../planners/planner.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { BackendError } from '../backend-error.ts';
 import { rowMajorTasks, taskTiles, tileKey, type GemmShape, type GemmTask, type TileId } from './gemm-shape.ts';
-import { smallestBudget, type GemmSchedule, type Placement, type ScheduleStep } from './schedule.ts';
+import { budgetProblem, type GemmSchedule, type Placement, type ScheduleStep } from './schedule.ts';
 
 /** Offsets are multiples of this: O_DIRECT reads and writes land on page boundaries. */
 export const ARENA_ALIGNMENT = 4096;
@@ -106,10 +106,8 @@ export interface PlannedSchedule extends GemmSchedule {
  * naming the smallest budget that works.
  */
 export function plannedSchedule(shape: GemmShape, budget: number, planner = 'offsets/greedy-by-size'): PlannedSchedule {
-  const minimum = smallestBudget(shape.tileBytes);
-  if (budget < minimum) {
-    throw new BackendError(`a budget of ${bytes(budget)} cannot hold one step of a ${shape.tile}x${shape.tile}-tile GEMM (A, B and C tiles: ${bytes(minimum)}); the smallest budget that works is ${bytes(minimum)}.`);
-  }
+  const tooSmall = budgetProblem(shape, budget);
+  if (tooSmall !== undefined) throw new BackendError(tooSmall);
   for (let policyIndex = 0; policyIndex < POLICIES.length; policyIndex++) {
     const schedule = planPolicy(shape, policyIndex, findPlanner(planner));
     if (schedule.arenaBytes <= budget) return schedule;
@@ -165,8 +163,4 @@ function* plannedSteps(tasks: readonly GemmTask[], list: readonly Residency[], p
     const loads = (starting.get(step) ?? []).filter((k) => list[k].load).map(at);
     yield { task, at: { a: where(a), b: where(b), c: where(c) }, accumulate: task.l > 0, evictions, writes, loads };
   }
-}
-
-function bytes(n: number): string {
-  return n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }

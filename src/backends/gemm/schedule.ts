@@ -1,4 +1,4 @@
-import type { GemmTask, TileId } from './gemm-shape.ts';
+import type { GemmShape, GemmTask, TileId } from './gemm-shape.ts';
 
 /** A tile at a byte offset of the arena. */
 export interface Placement {
@@ -38,4 +38,15 @@ export interface GemmSchedule {
 /** The smallest budget any schedule needs: one step's three tiles (A, B, C). */
 export function smallestBudget(tileBytes: number): number {
   return 3 * tileBytes;
+}
+
+/** Why `budget` cannot run a GEMM of `shape` (too small for one step), or undefined when it can. */
+export function budgetProblem(shape: GemmShape, budget: number): string | undefined {
+  const minimum = smallestBudget(shape.tileBytes);
+  if (budget >= minimum) return undefined;
+  return `a budget of ${bytes(budget)} cannot hold one step of a ${shape.tile}x${shape.tile}-tile GEMM (A, B and C tiles: ${bytes(minimum)}); the smallest budget that works is ${bytes(minimum)}.`;
+}
+
+function bytes(n: number): string {
+  return n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }

@@ -1,7 +1,8 @@
 import { median } from 'simple-statistics';
 import { peerMatMul, type PeerMatMul } from '../../backends/gemm/peer-matmul.ts';
 import { runGemm, type GemmReport } from '../../backends/gemm/run-gemm.ts';
-import type { SchedulerKind } from '../../backends/gemm/schedule.ts';
+import { gemmShape, type GemmShape } from '../../backends/gemm/gemm-shape.ts';
+import { budgetProblem, type SchedulerKind } from '../../backends/gemm/schedule.ts';
 import { JsonFields } from '../json-fields.ts';
 import { Progress } from '../progress.ts';
 import type { ResultStore } from '../result-store.ts';
@@ -60,13 +61,33 @@ function parse(data: Record<string, unknown>, file: string): GemmTilingConfig {
     const budgets = o.budgets !== undefined ? j.array(o.budgets, `${path}.budgets`).map((b, k) => j.bytes(b, `${path}.budgets[${k}]`)) : [j.bytes(o.budget, `${path}.budget`)];
     return { tiles, budgets };
   };
-  const sizes = (o: Record<string, unknown>, path: string) => ({
-    n: j.integer(o.n, `${path}.n`, 32),
-    seed: j.integer(o.seed ?? 1, `${path}.seed`),
-    repetitions: j.integer(o.repetitions ?? 1, `${path}.repetitions`, 1),
-    figure2: sweep(o.figure2, `${path}.figure2`),
-    figure3: sweep(o.figure3, `${path}.figure3`),
-  });
+  /** Every (tile, budget) a figure runs must be a GEMM that can run: refused here, not cells into the run. */
+  const runnable = (n: number, figure: GemmSweep, path: string, across: 'tiles' | 'budgets'): GemmSweep => {
+    figure.tiles.forEach((tile, k) => {
+      const at = across === 'tiles' ? `${path}.tiles[${k}]` : `${path}.tile`;
+      let shape: GemmShape;
+      try {
+        shape = gemmShape(n, tile);
+      } catch (error) {
+        return j.fail(at, (error as Error).message);
+      }
+      figure.budgets.forEach((budget, b) => {
+        const problem = budgetProblem(shape, budget);
+        if (problem !== undefined) j.fail(across === 'budgets' ? `${path}.budgets[${b}]` : `${path}.budget`, problem);
+      });
+    });
+    return figure;
+  };
+  const sizes = (o: Record<string, unknown>, path: string) => {
+    const n = j.integer(o.n, `${path}.n`, 32);
+    return {
+      n,
+      seed: j.integer(o.seed ?? 1, `${path}.seed`),
+      repetitions: j.integer(o.repetitions ?? 1, `${path}.repetitions`, 1),
+      figure2: runnable(n, sweep(o.figure2, `${path}.figure2`), `${path}.figure2`, 'tiles'),
+      figure3: runnable(n, sweep(o.figure3, `${path}.figure3`), `${path}.figure3`, 'budgets'),
+    };
+  };
   const quick = data.quick === undefined ? undefined : sizes(j.object(data.quick, '$.quick'), '$.quick');
   const published = j.object(data.published, '$.published');
   const untiled = j.object(published.untiled, '$.published.untiled');

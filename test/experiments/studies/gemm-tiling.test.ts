@@ -24,4 +24,13 @@ describe('the gemm-tiling study file', () => {
     expect(() => gemmTilingStudy.parse({ ...data(), tiles: 3 }, FILE)).toThrow(/\$\.tiles: unknown field/);
     expect(() => gemmTilingStudy.parse({ ...data(), schedulers: ['fifo'] }, FILE)).toThrow(/\$\.schedulers\[0\]: must be one of dynamic, planned/);
   });
+
+  it('refuses a GEMM that cannot run before any cell runs: a tile that does not divide n, a budget under one step', () => {
+    expect(() => gemmTilingStudy.parse({ ...data(), figure3: { tile: 500, budgets: ['4MiB'] } }, FILE)).toThrow(/\$\.figure3\.tile: the tile must be a multiple of 32 floats, got 500\.$/);
+    expect(() => gemmTilingStudy.parse({ ...data(), figure3: { tile: 512, budgets: ['4MiB', '1MiB'] } }, FILE)).toThrow(
+      /\$\.figure3\.budgets\[1\]: a budget of 1 MiB cannot hold one step of a 512x512-tile GEMM \(A, B and C tiles: 3 MiB\); the smallest budget that works is 3 MiB\.$/,
+    );
+    const quick = { ...(data().quick as object), figure2: { budget: '16MiB', tiles: [1024, 4096] } };
+    expect(() => gemmTilingStudy.parse({ ...data(), quick }, FILE)).toThrow(/\$\.quick\.figure2\.tiles\[1\]: the tile \(4096\) must divide n \(1024\)\.$/);
+  });
 });
