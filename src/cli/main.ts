@@ -4,6 +4,7 @@ import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
 import { BackendError } from '../backends/backend-error.ts';
 import { ExperimentError } from '../experiments/config.ts';
+import { InvalidPlanError } from '../experiments/runner.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
@@ -77,6 +78,12 @@ export async function main(argv: string[]): Promise<void> {
       if (error instanceof UsageError && error.usage) process.stderr.write(`${error.usage}\n\n`);
       process.stderr.write(`memplan: ${(error as Error).message}\n`);
       process.exitCode = 2;
+      return;
+    }
+    // A plan the verifier rejected: exit code 1 (README), the violation in one sentence.
+    if (error instanceof InvalidPlanError) {
+      process.stderr.write(`memplan: ${error.message}\n`);
+      process.exitCode = 1;
       return;
     }
     const sentence = fileSystemSentence(error);

@@ -1,6 +1,9 @@
 import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { APPROACHES } from '../core/plans.ts';
-import type { Planner } from '../planners/planner.ts';
+import type { OffsetsPlan, SharedObjectsPlan } from '../core/plans.ts';
+import type { Problem } from '../core/problem.ts';
+import type { Planner, PlannerOptions } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
 import { ExperimentError, type PlannerEntry } from './config.ts';
 
@@ -13,9 +16,9 @@ export async function loadPlanner(entry: PlannerEntry): Promise<Planner> {
   if (!entry.module) return findPlanner(entry.ref);
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(entry.ref).href)) as Record<string, unknown>;
+    module = await importModule(entry.ref);
   } catch (error) {
-    throw new ExperimentError(`${entry.ref}: the planner module cannot be loaded (${(error as Error).message.split('\n')[0]}).`);
+    throw new ExperimentError(`${entry.ref}: the planner module cannot be loaded (${loadFailure(error)}).`);
   }
   const candidate = (module.default ?? module.planner) as Partial<Planner> | undefined;
   const problems: string[] = [];
@@ -27,5 +30,34 @@ export async function loadPlanner(entry: PlannerEntry): Promise<Planner> {
     if (typeof candidate.title !== 'string') problems.push('`title` must be a string');
   }
   if (problems.length > 0) throw new ExperimentError(`${entry.ref}: ${problems.join('; ')}.`);
-  return { citation: '', complexity: 'n^2', ...candidate } as Planner;
+  const planner = candidate as Planner;
+  // An exception from the user's code is that module's failure, named as such (not a stack trace of ours).
+  const plan = (problem: Problem, options?: PlannerOptions): OffsetsPlan | SharedObjectsPlan => {
+    try {
+      return planner.plan(problem, options);
+    } catch (error) {
+      throw new ExperimentError(`${entry.ref}: ${planner.id} threw while planning ${problem.name}: ${(error instanceof Error ? error.message.split('\n')[0] : String(error)).replace(/[.!?]?$/, '.')}`);
+    }
+  };
+  return { citation: '', complexity: 'n^2', ...candidate, plan } as Planner;
+}
+
+/**
+ * A user's module, by path. TypeScript goes through tsx whichever way memplan itself runs
+ * (compiled from dist/, where Node alone cannot load .ts, or from src/ through tsx), and
+ * wherever the file lies: outside a "type": "module" package tsx compiles it to CommonJS,
+ * whose exports arrive wrapped in the namespace's default.
+ */
+async function importModule(path: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path).href;
+  if (!/\.[cm]?tsx?$/i.test(path)) return (await import(url)) as Record<string, unknown>;
+  const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  const wrapped = namespace.default as Record<string, unknown> | undefined;
+  return wrapped !== null && typeof wrapped === 'object' && wrapped.__esModule === true ? wrapped : namespace;
+}
+
+/** Why a module did not load, in one line: esbuild's first error with its place, or the error's first line. */
+function loadFailure(error: unknown): string {
+  const lines = (error as Error).message.split('\n');
+  return /^Transform failed/.test(lines[0]) && lines.length > 1 ? lines[1].trim() : lines[0];
 }
