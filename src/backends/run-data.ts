@@ -1,17 +1,38 @@
 import { mulberry32 } from '../core/synthetic.ts';
-import { elementCount, type Graph } from '../graph/ir.ts';
+import { elementCount, type Graph, type Tensor } from '../graph/ir.ts';
 import { withSeededWeights } from '../graph/seeded-weights.ts';
 import { BackendError } from './backend-error.ts';
 
 /** The graph with the weights it runs with: seeded (zoo, default) or the file's own. */
 export function weightedGraph(graph: Graph, weights: 'seeded' | 'file', seed: number): Graph {
   if (weights === 'seeded') return withSeededWeights(withoutWeights(graph), seed);
-  for (const tensor of graph.tensors.values()) {
-    if (tensor.constant && !(tensor.data instanceof Float32Array)) {
-      throw new BackendError(`${graph.name}: constant ${tensor.name} has no float32 values (${tensor.data ? tensor.dtype : 'none'}); run with seeded weights.`);
-    }
+  const quantized = [...graph.tensors.values()].find((t) => t.constant && (t.dtype === 'int8' || t.dtype === 'uint8'));
+  if (quantized !== undefined) {
+    throw new BackendError(`${graph.name}: the model is quantized (constant ${quantized.name} holds ${quantized.dtype} values), and the executors run float32 without dequantizing: run with seeded weights.`);
   }
-  return graph;
+  const tensors = new Map([...graph.tensors].map(([name, t]) => [name, t.constant ? { ...t, data: float32Values(graph.name, t) } : t]));
+  return { ...graph, tensors };
+}
+
+/**
+ * A constant's values as float32, what every kernel reads. A float model's integer
+ * constants (paddings, sizes, axes, shapes: read into the ops when the file was read) are
+ * converted where float32 holds them exactly; anything else is one sentence.
+ */
+function float32Values(model: string, tensor: Tensor): Float32Array {
+  const { data } = tensor;
+  if (data instanceof Float32Array) return data;
+  const refuse = (why: string): never => {
+    throw new BackendError(`${model}: constant ${tensor.name} ${why}; run with seeded weights.`);
+  };
+  if (data === undefined) return refuse('has no values in the file');
+  if (data instanceof Float64Array) return Float32Array.from(data);
+  if (data instanceof Int16Array || data instanceof Int32Array || data instanceof Uint8Array || data instanceof BigInt64Array) {
+    const values = Array.from(data as ArrayLike<number | bigint>, Number);
+    if (values.some((v) => Math.abs(v) > 2 ** 24)) refuse(`holds ${tensor.dtype} values beyond 2^24, which float32 does not hold exactly`);
+    return Float32Array.from(values);
+  }
+  return refuse(`holds ${tensor.dtype} values, which the float32 executors do not read`);
 }
 
 /** The graph with no values on its constants (what crosses to a process that seeds its own). */
