@@ -56,6 +56,7 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
   const suffix = shard ? `-shard-${shard.index}-of-${shard.count}` : '';
   let store = options.resume ? await ResultStore.latest(root, experiment.name, suffix) : undefined;
   if (store === undefined) store = await ResultStore.create(root, experiment.name, `${runId()}${suffix}`);
+  else await checkResumable(store, experiment);
   await store.repairTail();
   const previous = await store.read();
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
@@ -249,6 +250,25 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
     order: cells.map((c) => c.key),
     assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
   };
+}
+
+/**
+ * The settings every cell's numbers depend on. A resumed run must have them as the run it
+ * continues did: cells measured under two settings must never share a table. Models,
+ * planners and backends may be added (their new cells run); everything here must match.
+ */
+const CELL_SETTINGS = ['approach', 'records', 'repetitions', 'seed', 'alignment', 'timeLimitSeconds'] as const;
+
+async function checkResumable(store: ResultStore, experiment: Experiment): Promise<void> {
+  const before = (await store.readRunInfo<{ config?: Partial<Experiment> }>()).config ?? {};
+  // Keys sorted: the same settings written in another order are the same settings.
+  const canonical = (value: unknown): string =>
+    JSON.stringify(value, (_, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  const changed = CELL_SETTINGS.filter((key) => canonical(before[key]) !== canonical(experiment[key]));
+  if (changed.length > 0) {
+    const was = changed.map((key) => `${key} ${JSON.stringify(before[key])} now ${JSON.stringify(experiment[key])}`).join('; ');
+    throw new ExperimentError(`${store.dir} ran ${experiment.name} with other settings (${was}); run without --resume to start a new run.`);
+  }
 }
 
 /** An optional model whose file is not there (zoo and synthetic sources always are): its cells are skipped. */

@@ -67,6 +67,20 @@ describe('the runner', () => {
     expect(after.slice(0, 2)).toEqual(first.results.slice(0, 2));
   });
 
+  it('resumes with planners added (only their cells run), but not with settings every cell depends on changed', async () => {
+    const root = join(dir, 'b2');
+    const first = await runExperiment(experiment({ planners: ['offsets/greedy-by-size'] }), { root, quiet: true });
+    const grown = await runExperiment(experiment({ planners: ['offsets/greedy-by-size', 'offsets/naive'] }), { root, resume: true, quiet: true });
+    expect(grown.dir).toBe(first.dir);
+    expect(grown.results.slice(0, 2)).toEqual(first.results);
+    expect(grown.results.map((r) => r.planner).sort()).toEqual(['offsets/greedy-by-size', 'offsets/greedy-by-size', 'offsets/naive', 'offsets/naive']);
+    await expect(runExperiment(experiment({ repetitions: 5 }), { root, resume: true, quiet: true })).rejects.toThrow(
+      `${first.dir} ran small with other settings (repetitions 3 now 5); run without --resume to start a new run.`,
+    );
+    await expect(runExperiment(experiment({ records: { elementSize: 2 } }), { root, resume: true, quiet: true })).rejects.toThrow(/other settings \(records .+ now .+"elementSize":2.+\)/);
+    expect(await lines(join(first.dir, 'results.jsonl'))).toHaveLength(4);
+  });
+
   it('skips absent optional sources and planners above their size limit, saying why', async () => {
     const outcome = await runExperiment(
       experiment({
