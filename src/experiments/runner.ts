@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { lowerBounds } from '../core/bounds.ts';
 import { naiveFootprint, type Problem } from '../core/problem.ts';
 import { findBackend } from '../backends/registry.ts';
@@ -260,6 +261,8 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
 const CELL_SETTINGS = ['approach', 'records', 'repetitions', 'seed', 'alignment', 'timeLimitSeconds'] as const;
 
 async function checkResumable(store: ResultStore, experiment: Experiment): Promise<void> {
+  // A run stopped before it wrote run.json (a planner module that failed to load) has no cells either.
+  if (!existsSync(join(store.dir, 'run.json'))) return;
   const before = (await store.readRunInfo<{ config?: Partial<Experiment> }>()).config ?? {};
   // Keys sorted: the same settings written in another order are the same settings.
   const canonical = (value: unknown): string =>

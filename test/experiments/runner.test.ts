@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,14 @@ describe('the runner', () => {
     );
     await expect(runExperiment(experiment({ records: { elementSize: 2 } }), { root, resume: true, quiet: true })).rejects.toThrow(/other settings \(records .+ now .+"elementSize":2.+\)/);
     expect(await lines(join(first.dir, 'results.jsonl'))).toHaveLength(4);
+  });
+
+  it('resumes into a folder left without run.json (a run stopped before its first cell) as a fresh run', async () => {
+    const root = join(dir, 'b3');
+    await mkdir(join(root, 'small', '2000-01-01T00-00-00Z'), { recursive: true });
+    const resumed = await runExperiment(experiment(), { root, resume: true, quiet: true });
+    expect(resumed.dir).toBe(join(root, 'small', '2000-01-01T00-00-00Z'));
+    expect(resumed.results).toHaveLength(6);
   });
 
   it('skips absent optional sources and planners above their size limit, saying why', async () => {
