@@ -103,9 +103,12 @@ function parseArguments(argv: readonly string[]): Options {
         if (value !== undefined) usageError('--all takes no value.');
         options.all = true;
         break;
-      case '--traces':
+      case '--traces': {
         options.traces = resolve(take());
+        // A folder named on purpose must hold traces; only the default may be absent (a note).
+        if (!TRACE_SETS.some((set) => existsSync(join(options.traces, set)))) usageError(`--traces ${options.traces} holds none of ${TRACE_SETS.join(', ')}.`);
         break;
+      }
       default:
         usageError(`unknown argument "${argv[k]}".`);
     }
