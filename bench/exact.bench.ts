@@ -145,8 +145,11 @@ function parseArguments(argv: readonly string[]): Options {
       if (seeds.some((x) => !Number.isSafeInteger(x) || x < 0)) fail('--planted-seeds takes whole numbers >= 0, separated by commas.');
       options.plantedSeeds = seeds;
     }
-    else if (flag === '--traces') options.traces = resolve(value());
-    else if (flag === '--quick') options.quick = true;
+    else if (flag === '--traces') {
+      options.traces = resolve(value());
+      // A folder named on purpose must hold traces; only the default may be absent (each instance is then skipped, saying so).
+      if (!['minimalloc', 'idealloc', 'omnimalloc-small'].some((set) => existsSync(join(options.traces, set)))) fail(`--traces ${options.traces} holds none of minimalloc, idealloc, omnimalloc-small.`);
+    } else if (flag === '--quick') options.quick = true;
     else if (flag === '--help' || flag === '-h') {
       console.log(`usage: npm run bench:exact -- [--group ${GROUPS.join('|')}]... [--instance NAME-SUBSTRING]... [--traces DIR] [--planted-seeds 1,2,3] [--quick]`);
       process.exit(0);

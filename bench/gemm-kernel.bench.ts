@@ -13,12 +13,14 @@ import { element } from '../src/backends/gemm/matrix-files.ts';
 import { peerMatMul } from '../src/backends/gemm/peer-matmul.ts';
 
 const args = process.argv.slice(2);
-const nAt = args.indexOf('--n');
-const n = nAt >= 0 ? Number(args[nAt + 1]) : 4096;
-if (!Number.isSafeInteger(n) || n < 64 || n % 32 !== 0) {
-  process.stderr.write(`bench:gemm: --n must be a multiple of 32 from 64, got ${args[nAt + 1]}.\n`);
+const refuse = (message: string): never => {
+  process.stderr.write(`bench:gemm: ${message}\nusage: npm run bench:gemm -- [--n 4096]\n`);
   process.exit(2);
-}
+};
+// Only --n: anything else would be ignored, and the run would not be what was asked for.
+if (!(args.length === 0 || (args.length === 2 && args[0] === '--n'))) refuse(`unknown arguments "${args.join(' ')}".`);
+const n = args.length === 2 ? Number(args[1]) : 4096;
+if (!Number.isSafeInteger(n) || n < 64 || n % 32 !== 0) refuse(`--n must be a multiple of 32 from 64, got ${args[1]}.`);
 
 const rows: string[] = [];
 let largest = 0;

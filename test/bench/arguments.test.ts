@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../cli/run-memplan.ts';
+
+/** The benchmarks refuse what they cannot do with one sentence (and their usage), exit code 2, before benchmarking anything. */
+function bench(script: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe('npm run bench: bad arguments', () => {
+  it.concurrent.each([
+    [['--traces', '/no/such/folder'], 'bench: --traces /no/such/folder holds none of minimalloc, omnimalloc-small, idealloc.'],
+    [['--runs', '0'], 'bench: --runs must be a whole number >= 1, got "0".'],
+    [['--planner', 'no-such-planner'], 'bench: no planner id contains "no-such-planner".'],
+  ])('%j', async (args, sentence) => {
+    const run = await bench('bench/planners.bench.ts', ...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toBe(sentence);
+    expect(run.stderr).toMatch(/^usage: npm run bench -- /m);
+  });
+});
+
+describe('npm run bench:exact and bench:gemm: bad arguments', () => {
+  it.concurrent.each([
+    ['bench/exact.bench.ts', ['--traces', '/no/such/folder'], 'bench:exact: --traces /no/such/folder holds none of minimalloc, idealloc, omnimalloc-small.'],
+    ['bench/gemm-kernel.bench.ts', ['-n', '1024'], 'bench:gemm: unknown arguments "-n 1024".'],
+    ['bench/gemm-kernel.bench.ts', ['--n', '100'], 'bench:gemm: --n must be a multiple of 32 from 64, got 100.'],
+  ])('%s %j', async (script, args, sentence) => {
+    const run = await bench(script, ...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toBe(sentence);
+  });
+});
