@@ -1,19 +1,8 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../cli/run-memplan.ts';
+import { runNode } from '../cli/run-memplan.ts';
 
 /** The benchmarks refuse what they cannot do with one sentence (and their usage), exit code 2, before benchmarking anything. */
-function bench(script: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const bench = (script: string, ...args: string[]) => runNode('--import', 'tsx', script, ...args);
 
 describe('npm run bench: bad arguments', () => {
   it.concurrent.each([

@@ -12,8 +12,13 @@ export interface CommandRun {
 
 /** Runs the real `memplan` (node bin/memplan.js) as a child process. Starting it takes ~0.3 s. */
 export function memplan(...args: string[]): Promise<CommandRun> {
+  return runNode('bin/memplan.js', ...args);
+}
+
+/** Runs node with these arguments from the repository root, as a user's command would. */
+export function runNode(...args: string[]): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/memplan.js', ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
