@@ -7,6 +7,7 @@
  * instances on the fly from their `synthetic:planted?...` sources). A manifest.csv lists
  * them with the source each came from.
  */
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
@@ -27,14 +28,17 @@ function parseArguments(argv: readonly string[]): { out: string; seeds: number[]
       k++;
     } else if (argv[k] === '--seeds' && value !== undefined) {
       seeds = value.split(',').map(Number);
-      if (seeds.some((s) => !Number.isSafeInteger(s) || s < 0)) throw new Error('--seeds takes whole numbers >= 0, separated by commas.');
+      if (seeds.some((s) => !Number.isSafeInteger(s) || s < 0)) fail(`--seeds takes whole numbers >= 0, separated by commas, got "${value}".`);
       k++;
-    } else {
-      console.error('usage: npx tsx scripts/write-planted-suite.ts [--out DIR] [--seeds 1,2,3]');
-      process.exit(2);
-    }
+    } else fail(`unknown argument "${argv[k]}".`);
   }
+  if (existsSync(out) && !statSync(out).isDirectory()) fail(`--out ${out} is a file, not a folder.`);
   return { out, seeds };
+}
+
+function fail(message: string): never {
+  console.error(`write-planted-suite: ${message}\nusage: npx tsx scripts/write-planted-suite.ts [--out DIR] [--seeds 1,2,3]`);
+  process.exit(2);
 }
 
 const { out, seeds } = parseArguments(process.argv.slice(2));

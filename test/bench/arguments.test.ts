@@ -1,5 +1,7 @@
+// The command-line tools beside memplan (npm run bench*, scripts/): their argument checks.
 import { describe, expect, it } from 'vitest';
-import { runNode } from '../cli/run-memplan.ts';
+import { join } from 'node:path';
+import { ROOT, runNode } from '../cli/run-memplan.ts';
 
 /** The benchmarks refuse what they cannot do with one sentence (and their usage), exit code 2, before benchmarking anything. */
 const bench = (script: string, ...args: string[]) => runNode('--import', 'tsx', script, ...args);
@@ -23,6 +25,19 @@ describe('npm run bench:exact and bench:gemm: bad arguments', () => {
     ['bench/exact.bench.ts', ['--traces', '/no/such/folder'], 'bench:exact: --traces /no/such/folder holds none of minimalloc, idealloc, omnimalloc-small.'],
     ['bench/gemm-kernel.bench.ts', ['-n', '1024'], 'bench:gemm: unknown arguments "-n 1024".'],
     ['bench/gemm-kernel.bench.ts', ['--n', '100'], 'bench:gemm: --n must be a multiple of 32 from 64, got 100.'],
+  ])('%s %j', async (script, args, sentence) => {
+    const run = await bench(script, ...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toBe(sentence);
+  });
+});
+
+describe('the scripts: bad arguments', () => {
+  it.concurrent.each([
+    ['scripts/write-planted-suite.ts', ['--seeds', 'x'], 'write-planted-suite: --seeds takes whole numbers >= 0, separated by commas, got "x".'],
+    ['scripts/write-planted-suite.ts', ['--out', 'package.json'], `write-planted-suite: --out ${join(ROOT, 'package.json')} is a file, not a folder.`],
+    ['scripts/write-datasets.ts', ['--all'], 'write-datasets: takes no arguments, got "--all".'],
   ])('%s %j', async (script, args, sentence) => {
     const run = await bench(script, ...args);
     expect(run.status).toBe(2);
