@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { APPROACHES, type Approach } from '../core/plans.ts';
+import { unservedBackend } from '../backends/remote/served-backends.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
 import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
@@ -241,6 +242,8 @@ export function parseExperiment(text: string, file: string): Experiment {
     const device = spec.device === undefined ? undefined : string(spec.device, `${path}.device`);
     if (device !== undefined && spec.backend !== undefined && spec.backend !== 'browser') fail(`${path}.backend`, 'a device is a browser: it runs the browser backend.');
     const backend = device !== undefined ? 'browser' : spec.backend === undefined ? 'cpu' : string(spec.backend, `${path}.backend`);
+    const unserved = unservedBackend(backend);
+    if (unserved !== undefined) fail(`${path}.backend`, unserved);
     return {
       kind: 'remote',
       url,

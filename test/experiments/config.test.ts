@@ -45,6 +45,12 @@ describe('experiment files', () => {
     expect(error({ ...base, models: [{ source: 'zoo:blazeface', lable: 'x' }] })).toMatch(/\$\.models\[0\]\.lable: unknown field/);
     expect(error({ ...base, records: { elementSize: -4 } })).toMatch(/\$\.records\.elementSize/);
     expect(error({ ...base, backends: [{ kind: 'cuda' }] })).toMatch(/\$\.backends\[0\]\.kind: "cuda" is not available/);
+    const remote = { kind: 'remote', url: 'http://127.0.0.1:7878', token: '0123456789abcdef' };
+    expect(parse({ ...base, backends: [{ ...remote, backend: 'webgpu' }] }).backends[0]).toMatchObject({ kind: 'remote', backend: 'webgpu', label: 'remote:webgpu@127.0.0.1:7878' });
+    expect(error({ ...base, backends: [{ ...remote, backend: 'budgeted' }] })).toBe(
+      'experiments/test.json: $.backends[0].backend: an agent cannot serve the budgeted backend (its runs stream weights from a file that a job does not carry); it serves cpu, cpu-parallel, webgpu, browser.',
+    );
+    expect(error({ ...base, backends: [{ ...remote, backend: 'cuda' }] })).toMatch(/\$\.backends\[0\]\.backend: an agent cannot serve the cuda backend; it serves cpu, /);
     expect(error({ ...base, report: { unit: 'GB' } })).toMatch(/\$\.report\.unit/);
     expect(error({ ...base, report: { rows: ['offsets/naive'] } })).toMatch(/\$\.report\.rows\[0\]: "offsets\/naive" is not one of the experiment's planners/);
     expect(error({ ...base, colour: 'red' })).toMatch(/\$\.colour: unknown field/);

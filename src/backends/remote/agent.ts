@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Serv
 import type { AddressInfo } from 'node:net';
 import { totalmem } from 'node:os';
 import { BackendError } from '../backend-error.ts';
+import { unservedBackend } from './served-backends.ts';
 import { browserReport } from '../browser/browser-report.ts';
 import { DeviceError, DeviceHub, type HubOptions } from '../browser/device-hub.ts';
 import { pageBundle } from '../browser/page-bundle.ts';
@@ -95,9 +96,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   if (!Number.isSafeInteger(maxQueuedJobs) || maxQueuedJobs < 0) throw new BackendError(`the agent's maxQueuedJobs must be a whole number >= 0, got ${maxQueuedJobs}.`);
   const kinds = options.backends ?? ['cpu'];
   if (kinds.length === 0) throw new BackendError('the agent needs at least one backend.');
-  // A budgeted run streams weights from a file beside a budgeted plan; a job carries neither.
-  if (kinds.includes('budgeted')) throw new BackendError('the agent cannot serve the budgeted backend (its runs stream weights from a file that a job does not carry); serve cpu, cpu-parallel, webgpu or browser.');
-  const backends = [...new Set(kinds)].map(findBackend);
+  const backends = [...new Set(kinds)].map((kind) => {
+    const backend = findBackend(kind);
+    const unserved = unservedBackend(kind);
+    if (unserved !== undefined) throw new BackendError(unserved);
+    return backend;
+  });
   const device = await agentDevice(backends);
   const served = device.backends.map((b) => ({ kind: b.kind, requiredAlignment: b.requiredAlignment }));
   const log = options.log ?? (() => {});

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { findBackend } from '../../backends/registry.ts';
 import { executeRemote } from '../../backends/remote/remote-executor.ts';
+import { unservedBackend } from '../../backends/remote/served-backends.ts';
 import { executeGraph } from '../../backends/execute.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
@@ -102,6 +103,8 @@ export function registerExec(cli: Argv): Argv {
       if (backend === 'remote') {
         if (args.url === undefined || args.token === undefined) throw new UsageError('--backend remote needs --url http://host:port and --token of a memplan agent.');
         if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
+        const unserved = args.device === undefined ? unservedBackend(args.remoteBackend) : undefined;
+        if (unserved !== undefined) throw new UsageError(`--remote-backend ${args.remoteBackend}: ${unserved}`);
         // A device is a browser: it runs the browser backend, whatever --remote-backend says.
         const target = args.device === undefined ? { backend: args.remoteBackend } : { device: args.device };
         report = await executeRemote(loaded.graph, { ...common, url: args.url, token: args.token, ...target });

@@ -48,11 +48,13 @@ describe.skipIf(!execKnowsRemote)('memplan exec --backend remote', () => {
   });
 
   it('says in one line what is missing or wrong', async () => {
-    const [noUrl, badToken] = await Promise.all([
+    const [noUrl, badToken, budgeted] = await Promise.all([
       memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--token', TOKEN),
       memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', 'wrong-token-0123456789'),
+      memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--remote-backend', 'budgeted'),
     ]);
     expect(userErrorLine(noUrl)).toMatch(/--backend remote needs --url/);
+    expect(userErrorLine(budgeted)).toMatch(/^memplan: --remote-backend budgeted: an agent cannot serve the budgeted backend \(.+\); it serves cpu, cpu-parallel, webgpu, browser\.$/);
     expect(userErrorLine(badToken)).toBe(`memplan: agent ${agent!.url} refused the token (401): the token is wrong.`);
   });
 });
