@@ -32,11 +32,13 @@ export interface Partner {
 
 /**
  * cut-rebuild.ts runs on parts up to REBUILD_UP_TO records, for at most this many nodes
- * (at most about 2.5 s at 400 records on a 2-core EPYC, where it fails; the planted
- * guillotine cuts it rebuilds at 200 records take 200 to 6,000). Larger parts are peeled
- * in bands instead (band-peel.ts).
+ * and the question's time (the planted guillotine cuts it rebuilds take 200 to 6,000 nodes
+ * at 200 records, 1,500 and 32,000 at 300, seeds 42 and 41: 6 s for the latter on a 2-core
+ * EPYC; where it fails, at 400 records, the nodes take 4-13 s, and a 10 s run's question
+ * cuts them short, so its figures do not change). Larger parts are peeled in bands
+ * instead (band-peel.ts).
  */
-export const REBUILD_NODES = 16_000;
+export const REBUILD_NODES = 64_000;
 
 /** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
 export const SYNC_NODES = 1 << 16;

@@ -8,6 +8,7 @@ import { exact } from '../../../../src/planners/offsets/exact.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
 import { rebuildCut } from '../../../../src/planners/offsets/exact/cut-rebuild.ts';
 import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { REBUILD_NODES } from '../../../../src/planners/offsets/exact/solve.ts';
 import { positiveProblems } from '../../../fixtures/arbitraries.ts';
 
 /** rebuildCut on the whole problem as one part. */
@@ -30,6 +31,15 @@ describe('rebuildCut', () => {
         expect(valid(problem, outcome.offsets)).toBe(true);
       }
     }
+  });
+
+  it('rebuilds the guillotine cut of 300 records, seed 41, within the nodes offsets/exact gives it (REBUILD_NODES; 32,000 needed, 6 s)', () => {
+    const { problem } = plantedProblem(300, 41, 'guillotine');
+    const budget = Budget.of(Infinity, REBUILD_NODES);
+    const outcome = rebuildWhole(problem, PLANTED_HEIGHT, budget);
+    expect(outcome.status).toBe('found');
+    if (outcome.status === 'found') expect(valid(problem, outcome.offsets)).toBe(true);
+    expect(budget.nodesUsed).toBeGreaterThan(16_000); // what the former budget would have cut short
   });
 
   it('returns only valid packings at the capacity, or stops; never claims infeasibility', () => {
