@@ -117,6 +117,8 @@ function targets(): Target[] {
 }
 
 const GROUPS = ['zoo', 'minimalloc', 'idealloc', 'omnimalloc-small', 'search', 'planted', 'y1', 'throughput'] as const;
+/** The folders under --traces that groups read. */
+const TRACE_SETS = ['minimalloc', 'idealloc', 'omnimalloc-small'] as const;
 
 interface Options {
   groups: string[];
@@ -148,7 +150,7 @@ function parseArguments(argv: readonly string[]): Options {
     else if (flag === '--traces') {
       options.traces = resolve(value());
       // A folder named on purpose must hold traces; only the default may be absent (each instance is then skipped, saying so).
-      if (!['minimalloc', 'idealloc', 'omnimalloc-small'].some((set) => existsSync(join(options.traces, set)))) fail(`--traces ${options.traces} holds none of minimalloc, idealloc, omnimalloc-small.`);
+      if (!TRACE_SETS.some((set) => existsSync(join(options.traces, set)))) fail(`--traces ${options.traces} holds none of ${TRACE_SETS.join(', ')}.`);
     } else if (flag === '--quick') options.quick = true;
     else if (flag === '--help' || flag === '-h') {
       console.log(`usage: npm run bench:exact -- [--group ${GROUPS.join('|')}]... [--instance NAME-SUBSTRING]... [--traces DIR] [--planted-seeds 1,2,3] [--quick]`);
