@@ -47,6 +47,7 @@ export function budgetProblem(shape: GemmShape, budget: number): string | undefi
   return `a budget of ${bytes(budget)} cannot hold one step of a ${shape.tile}x${shape.tile}-tile GEMM (A, B and C tiles: ${bytes(minimum)}); the smallest budget that works is ${bytes(minimum)}.`;
 }
 
+/** Exact, unlike io/byte-size.ts's formatByteSize (which shows 12287 bytes as 12 KiB): a budget one byte short must read as short. */
 function bytes(n: number): string {
   return n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
