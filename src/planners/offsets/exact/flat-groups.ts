@@ -21,6 +21,11 @@
  *    crossing sizes); a stack of two groups, each cut in time, is found this way;
  * 2. one cut: the group is cut at u, any rest (stacks of three or more groups).
  * Heights g are those that subsets of what ends and starts at the cuts can make.
+ *
+ * With `random` (cut-rebuild.ts's restarts), the cuts are taken in an order jittered by up
+ * to CUT_JITTER grains of crossing size, and ties between records, between equations and
+ * between "in" and "out" are broken at random: the rebuild's failures are heavy-tailed, and
+ * restarts with other choices find what one long run does not.
  */
 export class FlatGroups {
   private readonly m: number;
@@ -33,10 +38,23 @@ export class FlatGroups {
   private readonly dom: Int8Array;
   private readonly trail: number[] = [];
   private readonly queued: Uint8Array;
+  /**
+   * Scratch of components() and branchVariableOf(), reused: a record or an equation is in
+   * the current call's set when its mark equals the call's (a counter), so nothing is
+   * cleared between calls.
+   */
+  private marks = 0;
+  private readonly eqMark: Int32Array;
+  private readonly varMark: Int32Array;
+  private readonly rootMark: Int32Array;
+  private readonly parent: Int32Array;
+  private readonly rootGroup: Int32Array;
   private g = 0;
   private revisions = 0;
-  /** Subset-sum table of revise(), reused. */
-  private table = new Uint8Array(1 << 14);
+  /** Subset-sum bit table of revise() and its backward rows, reused. */
+  private table = new Uint32Array(1 << 10);
+  private after = new Uint32Array(16);
+  private shifted = new Uint32Array(16);
 
   constructor(
     private readonly ids: readonly number[],
@@ -48,6 +66,7 @@ export class FlatGroups {
     private readonly units: Int32Array,
     private readonly tick: () => void,
     private readonly firstOnly: boolean,
+    private readonly random?: () => number,
   ) {
     this.m = ids.length;
     this.dom = new Int8Array(this.m).fill(-1);
@@ -71,6 +90,11 @@ export class FlatGroups {
     this.varEqs = Array.from({ length: this.m }, () => []);
     this.eqVars.forEach((vars, q) => vars.forEach((v) => this.varEqs[v].push(q)));
     this.queued = new Uint8Array(this.eqVars.length);
+    this.eqMark = new Int32Array(this.eqVars.length);
+    this.varMark = new Int32Array(this.m);
+    this.rootMark = new Int32Array(this.m);
+    this.parent = new Int32Array(this.m);
+    this.rootGroup = new Int32Array(this.m);
   }
 
   private addEquation(vars: number[], coefficient: (i: number) => number, level: boolean): void {
@@ -133,6 +157,8 @@ export class FlatGroups {
         pairs.push([p.u, q.u, p.crossing + q.crossing]);
       }
     }
+    const jitter = this.jitter(cuts.map((c) => c.u));
+    for (const p of pairs) p[2] += jitter.get(p[0])! + jitter.get(p[1])!;
     pairs.sort((p, q) => q[2] - p[2] || p[0] - q[0] || p[1] - q[1]);
     const cutAt = new Map(cuts.map((c) => [c.u, c]));
     for (const [u, v] of pairs) {
@@ -145,13 +171,19 @@ export class FlatGroups {
       }
     }
     // 2. One cut.
-    const byCrossing = cuts.slice().sort((p, q) => q.crossing - p.crossing || p.u - q.u);
+    const byCrossing = cuts.slice().sort((p, q) => q.crossing + jitter.get(q.u)! - p.crossing - jitter.get(p.u)! || p.u - q.u);
     for (const cu of byCrossing) {
       for (let g = 1; g <= Math.min(height - 1, height - cu.crossing); g++) {
         if (cu.heights[g] && this.run(fixes(cu.u, undefined), g, answer)) return true;
       }
     }
     return false;
+  }
+
+  /** Per cut point, what is added to its crossing size when cuts are ordered: 0, or drawn. */
+  private jitter(points: number[]): Map<number, number> {
+    const random = this.random;
+    return new Map(points.map((u) => [u, random === undefined ? 0 : random() * CUT_JITTER]));
   }
 
   /** Fixes, propagates and searches at height g; the domains are as before on return. */
@@ -186,6 +218,11 @@ export class FlatGroups {
     return this.enumerate(answer);
   }
 
+  /** "In" before "out", or drawn. */
+  private valueOrder(): readonly number[] {
+    return this.random !== undefined && this.random() < 0.5 ? OUT_FIRST : IN_FIRST;
+  }
+
   private freeRecords(): number[] {
     const free: number[] = [];
     for (let v = 0; v < this.m; v++) if (this.dom[v] === -1) free.push(v);
@@ -196,7 +233,7 @@ export class FlatGroups {
     this.tick();
     const v = this.branchVariableOf(this.freeRecords());
     if (v < 0) return answer(this.g);
-    for (const value of [1, 0]) {
+    for (const value of this.valueOrder()) {
       const mark = this.trail.length;
       this.set(v, value);
       if (this.propagate([v]) && this.enumerate(answer)) return true;
@@ -227,7 +264,7 @@ export class FlatGroups {
     this.tick();
     const v = this.branchVariableOf(vars);
     if (v < 0) return true;
-    for (const value of [1, 0]) {
+    for (const value of this.valueOrder()) {
       const mark = this.trail.length;
       this.set(v, value);
       if (this.propagate([v]) && this.solveAll(vars.filter((x) => this.dom[x] === -1))) return true;
@@ -238,60 +275,73 @@ export class FlatGroups {
 
   /** The free records of `vars` in groups linked through equations (union-find). */
   private components(vars: number[]): number[][] {
-    const parent = new Map<number, number>();
-    for (const v of vars) if (this.dom[v] === -1) parent.set(v, v);
+    const { dom, parent, varMark, rootMark, rootGroup, eqMark } = this;
+    const mark = ++this.marks;
+    const members: number[] = [];
+    for (const v of vars) {
+      if (dom[v] !== -1) continue;
+      varMark[v] = mark;
+      parent[v] = v;
+      members.push(v);
+    }
     const find = (x: number): number => {
       let r = x;
-      while (parent.get(r)! !== r) r = parent.get(r)!;
-      while (parent.get(x)! !== r) {
-        const next = parent.get(x)!;
-        parent.set(x, r);
+      while (parent[r] !== r) r = parent[r];
+      while (parent[x] !== r) {
+        const next = parent[x];
+        parent[x] = r;
         x = next;
       }
       return r;
     };
-    const seen = new Set<number>();
-    for (const v of parent.keys()) {
+    for (const v of members) {
       for (const q of this.varEqs[v]) {
-        if (seen.has(q)) continue;
-        seen.add(q);
+        if (eqMark[q] === mark) continue;
+        eqMark[q] = mark;
         let root = -1;
         for (const w of this.eqVars[q]) {
-          if (this.dom[w] !== -1 || !parent.has(w)) continue;
+          if (dom[w] !== -1 || varMark[w] !== mark) continue;
           const r = find(w);
           if (root < 0) root = r;
-          else if (r !== root) parent.set(r, root);
+          else if (r !== root) parent[r] = root;
         }
       }
     }
-    const groups = new Map<number, number[]>();
-    for (const v of parent.keys()) {
+    // In the order of their first member, then smallest first: a failing component is found cheapest.
+    const groups: number[][] = [];
+    for (const v of members) {
       const r = find(v);
-      if (!groups.has(r)) groups.set(r, []);
-      groups.get(r)!.push(v);
+      if (rootMark[r] !== mark) {
+        rootMark[r] = mark;
+        rootGroup[r] = groups.length;
+        groups.push([]);
+      }
+      groups[rootGroup[r]].push(v);
     }
-    // Smallest first: a failing component is found cheapest.
-    return [...groups.values()].sort((a, b) => a.length - b.length);
+    return groups.sort((a, b) => a.length - b.length);
   }
 
   /** A free record of `vars` in the equation with the fewest free records (the largest of them); -1 when none. */
   private branchVariableOf(vars: number[]): number {
+    const { dom, eqMark, random } = this;
+    const mark = ++this.marks;
     let best = -1;
     let fewest = Infinity;
-    const seen = new Set<number>();
     for (const v of vars) {
-      if (this.dom[v] !== -1) continue;
+      if (dom[v] !== -1) continue;
       for (const q of this.varEqs[v]) {
-        if (seen.has(q)) continue;
-        seen.add(q);
+        if (eqMark[q] === mark) continue;
+        eqMark[q] = mark;
         let free = 0;
         let pick = -1;
         for (const w of this.eqVars[q]) {
-          if (this.dom[w] !== -1) continue;
+          if (dom[w] !== -1) continue;
           free++;
-          if (pick < 0 || this.units[this.ids[w]] > this.units[this.ids[pick]]) pick = w;
+          const size = this.units[this.ids[w]];
+          const picked = pick < 0 ? -1 : this.units[this.ids[pick]];
+          if (size > picked || (size === picked && random !== undefined && random() < 0.5)) pick = w;
         }
-        if (free > 0 && free < fewest) {
+        if (free > 0 && (free < fewest || (free === fewest && random !== undefined && random() < 0.3))) {
           fewest = free;
           best = pick;
         }
@@ -359,38 +409,44 @@ export class FlatGroups {
     if (rhs < 0 || rhs > reach) return false;
     const f = free.length;
     if (f === 0) return rhs === 0;
-    const width = rhs + 1;
-    if (this.table.length < (f + 1) * width) this.table = new Uint8Array((f + 1) * width * 2);
-    const table = this.table;
-    table.fill(0, 0, (f + 1) * width);
-    table[0] = 1;
-    for (let i = 0; i < f; i++) {
-      const c = Math.abs(coef[free[i]]);
-      const row = i * width;
-      for (let s = 0; s < width; s++) {
-        if (!table[row + s]) continue;
-        table[row + width + s] = 1;
-        if (s + c < width) table[row + width + s + c] = 1;
-      }
+    // Sums 0..rhs as bits, 32 to a word: row i of the table holds the sums the first i
+    // free records make (revisions are most of the rebuild's time: a byte per sum cost
+    // five times as much).
+    const words = (rhs + 32) >>> 5;
+    if (this.table.length < (f + 1) * words) this.table = new Uint32Array((f + 1) * words * 2);
+    if (this.after.length < words) {
+      this.after = new Uint32Array(words * 2);
+      this.shifted = new Uint32Array(words * 2);
     }
-    if (!table[f * width + rhs]) return false;
+    const table = this.table;
+    table.fill(0, 0, (f + 1) * words);
+    table[0] = 1;
+    const spare = (rhs + 1) & 31; // bits used in the last word (0: all 32)
+    const lastMask = spare === 0 ? 0xffffffff : (1 << spare) - 1;
+    for (let i = 0; i < f; i++) {
+      const row = i * words;
+      shiftUp(table, row, table, row + words, Math.abs(coef[free[i]]), words);
+      for (let w = 0; w < words; w++) table[row + words + w] |= table[row + w];
+      table[row + 2 * words - 1] &= lastMask;
+    }
+    if (!((table[f * words + (rhs >>> 5)] >>> (rhs & 31)) & 1)) return false;
     // Backwards: sums s from which the records i.. can still reach rhs.
-    let after = new Uint8Array(width);
-    after[rhs] = 1;
+    const after = this.after;
+    const shifted = this.shifted;
+    after.fill(0, 0, words);
+    after[rhs >>> 5] = 1 << (rhs & 31);
     for (let i = f - 1; i >= 0; i--) {
       const c = Math.abs(coef[free[i]]);
-      const row = i * width;
+      const row = i * words;
+      shiftDown(after, shifted, c, words);
       let without = false;
       let withIt = false;
-      const before = new Uint8Array(width);
-      for (let s = 0; s < width; s++) {
-        const on = s + c < width && after[s + c] === 1;
-        if (after[s] || on) before[s] = 1;
-        if (!table[row + s]) continue;
-        if (after[s]) without = true;
-        if (on) withIt = true;
+      for (let w = 0; w < words; w++) {
+        const t = table[row + w];
+        if (t & after[w]) without = true;
+        if (t & shifted[w]) withIt = true;
+        after[w] |= shifted[w];
       }
-      after = before;
       if (!without && !withIt) return false;
       if (!without || !withIt) {
         const v = vars[free[i]];
@@ -405,6 +461,40 @@ export class FlatGroups {
 }
 
 const REVISIONS_PER_NODE = 64;
+/** Grains of crossing size by which a restart's cut order is jittered (0-8 measured alike on the planted cuts of 400 records). */
+const CUT_JITTER = 3;
+const IN_FIRST = [1, 0] as const;
+const OUT_FIRST = [0, 1] as const;
+
+/** to[toAt..toAt + words) = the bits of from[fromAt..fromAt + words) moved c places up (bits past the end dropped). */
+function shiftUp(from: Uint32Array, fromAt: number, to: Uint32Array, toAt: number, c: number, words: number): void {
+  const whole = c >>> 5;
+  const bits = c & 31;
+  for (let w = words - 1; w >= 0; w--) {
+    const src = w - whole;
+    let value = 0;
+    if (src >= 0) {
+      value = from[fromAt + src] << bits;
+      if (bits !== 0 && src > 0) value |= from[fromAt + src - 1] >>> (32 - bits);
+    }
+    to[toAt + w] = value;
+  }
+}
+
+/** to[0..words) = the bits of from[0..words) moved c places down. */
+function shiftDown(from: Uint32Array, to: Uint32Array, c: number, words: number): void {
+  const whole = c >>> 5;
+  const bits = c & 31;
+  for (let w = 0; w < words; w++) {
+    const src = w + whole;
+    let value = 0;
+    if (src < words) {
+      value = from[src] >>> bits;
+      if (bits !== 0 && src + 1 < words) value |= from[src + 1] << (32 - bits);
+    }
+    to[w] = value;
+  }
+}
 
 /** Which sums up to `limit` subsets of `sizes` make (index = sum). */
 function subsetSums(sizes: readonly number[], limit: number): Uint8Array {
