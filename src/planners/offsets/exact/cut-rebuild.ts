@@ -2,6 +2,7 @@ import type { Budget } from './budget.ts';
 import { splitAtCuts } from './decompose.ts';
 import { FlatGroups } from './flat-groups.ts';
 import { breadthToPlace } from './search-setup.ts';
+import { mulberry32 } from '../../../core/synthetic.ts';
 import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
 
 /**
@@ -67,8 +68,35 @@ export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: 
   return undefined;
 }
 
+/**
+ * Run `run` (1, 2, ...) of the rebuild's restarts (solve.ts runs them between its searches
+ * on parts of at most RESTARTS_UP_TO records that are flat at the capacity): the choices of
+ * flat-groups.ts drawn from `seed` and the run, its first-only search on odd runs and the
+ * enumerating one on even runs. `units` are flatUnits(instance, grain, capacity). On the
+ * planted guillotine cuts of 400 records, 15 s of restarts alone (1,000 nodes times Luby's
+ * sequence) rebuilt 8 of seeds 1-8, 41 and 42 (4, 5, 6 and 42 among them, which the one
+ * deterministic try does not in 200,000 nodes), and of 500 records 2 of 8 (5 and 42).
+ */
+export function restartRebuild(instance: PackingInstance, grain: number, units: Int32Array, capacity: number, budget: Budget, run: number, seed: number): SearchOutcome {
+  const rebuild = new Rebuild(instance.first, instance.last, units, budget, run % 2 === 1, mulberry32(seed * 0x10001 + run));
+  try {
+    const all = Array.from({ length: instance.n }, (_, k) => k);
+    if (rebuild.piece(all, 0, instance.points, capacity / grain, 0)) return { status: 'found', offsets: Float64Array.from(rebuild.offsets, (y) => y * grain), arena: capacity };
+  } catch (e) {
+    if (e !== OUT_OF_BUDGET) throw e;
+  }
+  return STOPPED;
+}
+
 /** Parts (and pieces) of at most this many records are rebuilt whole; flat-groups.ts's revisions on a thousand records take seconds per thousand nodes. */
 export const REBUILD_UP_TO = 400;
+/**
+ * Parts of at most this many records get restartRebuild()'s runs. Above it they paid
+ * nothing measured: at 600 records the restarts alone rebuilt 1 of seeds 1, 2, 41 and 42
+ * in 15 s (seed 42, in 0.6 s), but offsets/exact at 20 s with them proved none of seeds 1
+ * and 42; at 1000 records (seeds 41, 42) they rebuilt none in 15 s.
+ */
+export const RESTARTS_UP_TO = 500;
 
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
 const MAX_UNITS = 4096;
@@ -90,6 +118,8 @@ class Rebuild {
     private readonly budget: Budget,
     /** Which search of flat-groups.ts to run. */
     private readonly firstOnly: boolean,
+    /** Draws flat-groups.ts's choices (restartRebuild()); undefined: its fixed orders. */
+    private readonly random?: () => number,
   ) {
     this.offsets = new Float64Array(units.length);
   }
@@ -139,7 +169,7 @@ class Rebuild {
       for (let i = 1; i < spans.length; i++) if (spans[i].a !== spans[i - 1].b) return false;
       return spans.every((s) => this.piece(s.ids, s.a, s.b, height, y));
     }
-    const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick(), this.firstOnly);
+    const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick(), this.firstOnly, this.random);
     // Each flat group found: the smaller side first (a wrong group fails there soonest).
     return groups.each((group, others, g) =>
       group.length <= others.length

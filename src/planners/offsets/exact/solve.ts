@@ -4,9 +4,9 @@ import { greedyBySize } from '../greedy-by-size.ts';
 import { peelBands } from './band-peel.ts';
 import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
-import { rebuildCut, REBUILD_UP_TO } from './cut-rebuild.ts';
+import { flatUnits, rebuildCut, REBUILD_UP_TO, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
 import { packAroundPeak } from './peak-window.ts';
-import { chainedPart, offsetsOfChained, partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
+import { chainedPart, luby, offsetsOfChained, partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 import { TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
 
@@ -33,12 +33,14 @@ export interface Partner {
 /**
  * cut-rebuild.ts runs on parts up to REBUILD_UP_TO records, for at most this many nodes
  * and the question's time (the planted guillotine cuts it rebuilds take 200 to 6,000 nodes
- * at 200 records, 1,500 and 32,000 at 300, seeds 42 and 41: 6 s for the latter on a 2-core
- * EPYC; where it fails, at 400 records, the nodes take 4-13 s, and a 10 s run's question
- * cuts them short, so its figures do not change). Larger parts are peeled in bands
- * instead (band-peel.ts).
+ * at 200 records, 1,500 and 32,000 at 300, seeds 42 and 41: 1 s for the latter on a 2-core
+ * EPYC; where it fails, at 400 records, the nodes take 1-2.5 s). Then restartRebuild()'s
+ * runs take turns with the searches (decide). Larger parts are peeled in bands instead
+ * (band-peel.ts).
  */
 export const REBUILD_NODES = 64_000;
+/** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */
+const RESTART_NODES = 1000;
 
 /** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
 export const SYNC_NODES = 1 << 16;
@@ -256,6 +258,10 @@ function decide(state: PartState, capacity: number, budget: Budget, seed: number
     const rebuilt = rebuildCut(state.instances[0], state.grain, capacity, budget.child(REBUILD_NODES));
     if (rebuilt.status === 'found') return rebuilt;
   }
+  // Where the one try fails (or the part is larger), restarts of the rebuild with drawn
+  // choices take turns with the searches' runs on parts that are flat at the capacity.
+  const flat = state.instances[0].n <= RESTARTS_UP_TO ? flatUnits(state.instances[0], state.grain, capacity) : undefined;
+  let restarts = 0;
   const large = state.instances[0].n > SCAN_UP_TO;
   if (large) {
     const built = packAroundPeak(state, capacity, budget.child(Infinity, (3 * budget.remainingMs()) / 4));
@@ -271,6 +277,12 @@ function decide(state: PartState, capacity: number, budget: Budget, seed: number
   let chainsOpen = chained !== undefined;
   const steps = [0, 0];
   for (let turn = 0; ; turn++) {
+    if (flat !== undefined) {
+      restarts++;
+      const rebuilt = restartRebuild(state.instances[0], state.grain, flat, capacity, budget.child(RESTART_NODES * luby(restarts)), restarts, seed);
+      if (rebuilt.status === 'found') return rebuilt;
+      if (budget.spent()) return { status: 'stopped' };
+    }
     const onChains = chainsOpen && turn % 2 === 1;
     const target = onChains ? chained!.state : state;
     const step = steps[onChains ? 1 : 0]++;

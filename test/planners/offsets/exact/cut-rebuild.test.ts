@@ -6,8 +6,8 @@ import { offsetsPlan } from '../../../../src/core/plans.ts';
 import { verifyPlan } from '../../../../src/core/verify.ts';
 import { exact } from '../../../../src/planners/offsets/exact.ts';
 import { Budget } from '../../../../src/planners/offsets/exact/budget.ts';
-import { rebuildCut } from '../../../../src/planners/offsets/exact/cut-rebuild.ts';
-import { wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
+import { flatUnits, rebuildCut, restartRebuild } from '../../../../src/planners/offsets/exact/cut-rebuild.ts';
+import { luby, wholePartState } from '../../../../src/planners/offsets/exact/parts.ts';
 import { REBUILD_NODES } from '../../../../src/planners/offsets/exact/solve.ts';
 import { positiveProblems } from '../../../fixtures/arbitraries.ts';
 
@@ -33,13 +33,48 @@ describe('rebuildCut', () => {
     }
   });
 
-  it('rebuilds the guillotine cut of 300 records, seed 41, within the nodes offsets/exact gives it (REBUILD_NODES; 32,000 needed, 6 s)', () => {
+  it('rebuilds the guillotine cut of 300 records, seed 41, within the nodes offsets/exact gives it (REBUILD_NODES; 32,000 needed)', () => {
     const { problem } = plantedProblem(300, 41, 'guillotine');
     const budget = Budget.of(Infinity, REBUILD_NODES);
     const outcome = rebuildWhole(problem, PLANTED_HEIGHT, budget);
     expect(outcome.status).toBe('found');
     if (outcome.status === 'found') expect(valid(problem, outcome.offsets)).toBe(true);
     expect(budget.nodesUsed).toBeGreaterThan(16_000); // what the former budget would have cut short
+  });
+
+  it('rebuilds in its restarts the guillotine cut of 400 records, seed 5, which the one deterministic try does not in REBUILD_NODES', () => {
+    const { problem } = plantedProblem(400, 5, 'guillotine');
+    expect(rebuildWhole(problem, PLANTED_HEIGHT, Budget.of(Infinity, REBUILD_NODES)).status).toBe('stopped');
+    // The runs solve.ts's decide() makes with seed 0 (offsets/exact's first thread): 1,000 nodes times Luby's sequence.
+    const state = wholePartState(problem, 1);
+    const units = flatUnits(state.instances[0], state.grain, PLANTED_HEIGHT)!;
+    let found: Float64Array | undefined;
+    for (let run = 1; run <= 5 && found === undefined; run++) {
+      const outcome = restartRebuild(state.instances[0], state.grain, units, PLANTED_HEIGHT, Budget.of(Infinity, 1000 * luby(run)), run, 0);
+      if (outcome.status === 'found') found = outcome.offsets;
+    }
+    expect(found).toBeDefined();
+    expect(valid(problem, found!)).toBe(true);
+  });
+
+  it('restarts return only valid packings at the capacity, or stop, and repeat for a seed and run', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 60 }), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('guillotine', 'lanes'), fc.integer({ min: 1, max: 8 }), (n, seed, family, run) => {
+        const { problem } = plantedProblem(n, seed, family as 'guillotine');
+        const state = wholePartState(problem, 1);
+        const units = flatUnits(state.instances[0], state.grain, PLANTED_HEIGHT);
+        if (units === undefined) return;
+        const again = () => restartRebuild(state.instances[0], state.grain, units, PLANTED_HEIGHT, Budget.of(Infinity, 1_000), run, seed);
+        const outcome = again();
+        expect(outcome.status).not.toBe('infeasible');
+        expect(again()).toEqual(outcome);
+        if (outcome.status === 'found') {
+          expect(outcome.arena).toBe(PLANTED_HEIGHT);
+          expect(valid(problem, outcome.offsets)).toBe(true);
+        }
+      }),
+      { numRuns: 80 },
+    );
   });
 
   it('returns only valid packings at the capacity, or stops; never claims infeasibility', () => {
