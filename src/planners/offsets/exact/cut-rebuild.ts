@@ -97,6 +97,8 @@ export const REBUILD_UP_TO = 400;
  * and 42; at 1000 records (seeds 41, 42) they rebuilt none in 15 s.
  */
 export const RESTARTS_UP_TO = 500;
+/** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */
+export const RESTART_NODES = 1000;
 
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
 const MAX_UNITS = 4096;

@@ -4,7 +4,7 @@ import { greedyBySize } from '../greedy-by-size.ts';
 import { peelBands } from './band-peel.ts';
 import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
-import { flatUnits, rebuildCut, REBUILD_UP_TO, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
+import { flatUnits, rebuildCut, REBUILD_UP_TO, RESTART_NODES, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
 import { packAroundPeak } from './peak-window.ts';
 import { chainedPart, luby, offsetsOfChained, partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
@@ -39,8 +39,6 @@ export interface Partner {
  * (band-peel.ts).
  */
 export const REBUILD_NODES = 64_000;
-/** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */
-const RESTART_NODES = 1000;
 
 /** Nodes between two checkpoints of a portfolio (about 20 to 100 ms of search). */
 export const SYNC_NODES = 1 << 16;

@@ -67,6 +67,14 @@ describe('improveProblem (the second thread, alone)', () => {
     );
   });
 
+  it('packs a planted cut of 400 records at its bound by the rebuild restarts it runs there (the improver never asks at the bound itself)', () => {
+    const { problem } = plantedProblem(400, 5, 'guillotine');
+    const outcome = improveProblem(problem, { alignment: 1, timeLimitMs: Infinity, nodeLimit: 400_000, seed: 0 });
+    expect(outcome.arena).toBe(PLANTED_HEIGHT);
+    expect(outcome.optimal).toBe(true);
+    expect(valid(problem, outcome.offsets)).toBe(true);
+  });
+
   it('improves on the greedy start of a planted problem', () => {
     const { problem } = plantedProblem(200, 7, 'lanes');
     const outcome = improveProblem(problem, { alignment: 1, timeLimitMs: Infinity, nodeLimit: 4 * SYNC_NODES, seed: 1 });
