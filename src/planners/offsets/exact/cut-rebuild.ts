@@ -91,12 +91,12 @@ export function restartRebuild(instance: PackingInstance, grain: number, units: 
 /** Parts (and pieces) of at most this many records are rebuilt whole; flat-groups.ts's revisions on a thousand records take seconds per thousand nodes. */
 export const REBUILD_UP_TO = 400;
 /**
- * Parts of at most this many records get restartRebuild()'s runs. Above it they paid
- * nothing measured: at 600 records the restarts alone rebuilt 1 of seeds 1, 2, 41 and 42
- * in 15 s (seed 42, in 0.6 s), but offsets/exact at 20 s with them proved none of seeds 1
- * and 42; at 1000 records (seeds 41, 42) they rebuilt none in 15 s.
+ * Parts of at most this many records get restartRebuild()'s runs. At 600 records the
+ * restarts alone (45 s, seed 1) rebuilt 2 of seeds 1, 2, 41 and 42 (2 and 42, in 5.5 and
+ * 9 s), which offsets/exact at 60 s then proves (in 24 and 42 s; 1.094x and 1.090x
+ * without); at 800 records none of the four in 45 s.
  */
-export const RESTARTS_UP_TO = 500;
+export const RESTARTS_UP_TO = 600;
 /** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */
 export const RESTART_NODES = 1000;
 
