@@ -69,8 +69,9 @@ export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: 
 }
 
 /**
- * Run `run` (1, 2, ...) of the rebuild's restarts (solve.ts runs them between its searches
- * on parts of at most RESTARTS_UP_TO records that are flat at the capacity): the choices of
+ * Run `run` (1, 2, ...) of the rebuild's restarts (solve.ts's decide runs them between its
+ * searches on parts of at most RESTARTS_UP_TO records flat at the capacity, improver.ts
+ * one before each question on such parts at their bound): the choices of
  * flat-groups.ts drawn from `seed` and the run, its first-only search on odd runs and the
  * enumerating one on even runs. `units` are flatUnits(instance, grain, capacity). On the
  * planted guillotine cuts of 400 records, 15 s of restarts alone (1,000 nodes times Luby's
@@ -93,8 +94,8 @@ export const REBUILD_UP_TO = 400;
 /**
  * Parts of at most this many records get restartRebuild()'s runs. At 600 records the
  * restarts alone (45 s, seed 1) rebuilt 2 of seeds 1, 2, 41 and 42 (2 and 42, in 5.5 and
- * 9 s), which offsets/exact at 60 s then proves (in 24 and 42 s; 1.094x and 1.090x
- * without); at 800 records none of the four in 45 s.
+ * 9 s), and offsets/exact at 60 s proves seed 42 in 2 s (1.090x without; seed 2, which
+ * its draws miss, ends at 1.094x as without); at 800 records none of the four in 45 s.
  */
 export const RESTARTS_UP_TO = 600;
 /** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */

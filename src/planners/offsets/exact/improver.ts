@@ -48,12 +48,12 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
     }
     // A part flat at its bound may be a cut: a restart of the rebuild at the bound before
     // each question (the first search's restarts end with its question at the bound; these
-    // go on, with this thread's seed: on the planted guillotine cuts of 400 records, seeds
-    // 4 and 8 take 2.6 and 28 s of restarts).
+    // go on, drawn from this thread's seed as its runs are, so that a plan seed of 0 does
+    // not repeat the first search's draws).
     if (context.flat !== undefined && context.flatAt === state.low) {
       context.restarts++;
       const nodes = RESTART_NODES * luby(context.restarts);
-      const rebuilt = restartRebuild(state.instances[0], state.grain, context.flat, state.low, budget.child(nodes), context.restarts, seed);
+      const rebuilt = restartRebuild(state.instances[0], state.grain, context.flat, state.low, budget.child(nodes), context.restarts, seed + 7919);
       if (rebuilt.status === 'found') {
         state.high = rebuilt.arena;
         state.offsets = rebuilt.offsets;
