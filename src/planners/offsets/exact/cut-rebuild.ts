@@ -3,6 +3,7 @@ import { splitAtCuts } from './decompose.ts';
 import { FlatGroups } from './flat-groups.ts';
 import { breadthToPlace } from './search-setup.ts';
 import { mulberry32 } from '../../../core/synthetic.ts';
+import { luby } from './parts.ts';
 import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
 
 /**
@@ -28,8 +29,16 @@ export function rebuildCut(instance: PackingInstance, grain: number, capacity: n
   if (instance.n === 0) return { status: 'found', offsets: new Float64Array(0), arena: 0 };
   const units = flatUnits(instance, grain, capacity);
   if (units === undefined) return STOPPED;
-  const all = Array.from({ length: instance.n }, (_, k) => k);
-  const offsets = rebuildPiece(instance, units, all, capacity / grain, budget);
+  return outcomeOf(rebuildPiece(instance, units, allRecords(instance), capacity / grain, budget), grain, capacity);
+}
+
+/** Every record of the instance, as the ids of one piece. */
+function allRecords(instance: PackingInstance): number[] {
+  return Array.from({ length: instance.n }, (_, k) => k);
+}
+
+/** A whole-instance packing in grains (or none) as the searches' outcome, in bytes. */
+function outcomeOf(offsets: Float64Array | undefined, grain: number, capacity: number): SearchOutcome {
   return offsets === undefined ? STOPPED : { status: 'found', offsets: Float64Array.from(offsets, (y) => y * grain), arena: capacity };
 }
 
@@ -57,12 +66,8 @@ export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: 
   // nodes (at most FIRST_ONLY_NODES when the budget has no node limit), the second the rest.
   for (const firstOnly of [true, false]) {
     const share = Math.ceil(Math.min(budget.nodesLeft(), 2 * FIRST_ONLY_NODES) / 2);
-    const rebuild = new Rebuild(first, last, units, firstOnly ? budget.child(share) : budget, firstOnly);
-    try {
-      if (rebuild.piece(ids, 0, points, height, 0)) return rebuild.offsets;
-    } catch (e) {
-      if (e !== OUT_OF_BUDGET) throw e;
-    }
+    const offsets = new Rebuild(first, last, units, firstOnly ? budget.child(share) : budget, firstOnly).whole(ids, points, height);
+    if (offsets !== undefined) return offsets;
     if (budget.spent()) break;
   }
   return undefined;
@@ -73,20 +78,15 @@ export function rebuildPiece(instance: PackingInstance, units: Int32Array, ids: 
  * searches on parts of at most RESTARTS_UP_TO records flat at the capacity, improver.ts
  * one before each question on such parts at their bound): the choices of
  * flat-groups.ts drawn from `seed` and the run, its first-only search on odd runs and the
- * enumerating one on even runs. `units` are flatUnits(instance, grain, capacity). On the
+ * enumerating one on even runs, for RESTART_NODES times Luby's sequence at the run of
+ * `budget`'s nodes. `units` are flatUnits(instance, grain, capacity). On the
  * planted guillotine cuts of 400 records, 15 s of restarts alone (1,000 nodes times Luby's
  * sequence) rebuilt 8 of seeds 1-8, 41 and 42 (4, 5, 6 and 42 among them, which the one
  * deterministic try does not in 200,000 nodes), and of 500 records 2 of 8 (5 and 42).
  */
 export function restartRebuild(instance: PackingInstance, grain: number, units: Int32Array, capacity: number, budget: Budget, run: number, seed: number): SearchOutcome {
-  const rebuild = new Rebuild(instance.first, instance.last, units, budget, run % 2 === 1, mulberry32(seed * 0x10001 + run));
-  try {
-    const all = Array.from({ length: instance.n }, (_, k) => k);
-    if (rebuild.piece(all, 0, instance.points, capacity / grain, 0)) return { status: 'found', offsets: Float64Array.from(rebuild.offsets, (y) => y * grain), arena: capacity };
-  } catch (e) {
-    if (e !== OUT_OF_BUDGET) throw e;
-  }
-  return STOPPED;
+  const rebuild = new Rebuild(instance.first, instance.last, units, budget.child(RESTART_NODES * luby(run)), run % 2 === 1, mulberry32(seed * 0x10001 + run));
+  return outcomeOf(rebuild.whole(allRecords(instance), instance.points, capacity / grain), grain, capacity);
 }
 
 /** Parts (and pieces) of at most this many records are rebuilt whole; flat-groups.ts's revisions on a thousand records take seconds per thousand nodes. */
@@ -99,7 +99,7 @@ export const REBUILD_UP_TO = 400;
  */
 export const RESTARTS_UP_TO = 600;
 /** Nodes of restartRebuild()'s first run; later runs get this times Luby's sequence. */
-export const RESTART_NODES = 1000;
+const RESTART_NODES = 1000;
 
 /** Heights (in grains) beyond which the subset-sum tables of flat-groups.ts cost too much. */
 const MAX_UNITS = 4096;
@@ -125,6 +125,16 @@ class Rebuild {
     private readonly random?: () => number,
   ) {
     this.offsets = new Float64Array(units.length);
+  }
+
+  /** Offsets (in grains) of a cut packing of `ids` as one piece over points [0, points), `height` grains; undefined when none is found within the budget. */
+  whole(ids: readonly number[], points: number, height: number): Float64Array | undefined {
+    try {
+      return this.piece(ids, 0, points, height, 0) ? this.offsets : undefined;
+    } catch (e) {
+      if (e !== OUT_OF_BUDGET) throw e;
+      return undefined;
+    }
   }
 
   tick(): void {

@@ -1,7 +1,7 @@
 import type { Problem } from '../../../core/problem.ts';
 import type { Budget } from './budget.ts';
-import { flatUnits, RESTART_NODES, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
-import { chainedPart, luby, offsetsOfChained, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type ChainedPart, type PartState } from './parts.ts';
+import { flatUnits, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
+import { chainedPart, offsetsOfChained, PORTFOLIO, portfolioRun, roundUp, runNodes, SCAN_UP_TO, type ChainedPart, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 import { assemble, finishSearch, peelLargeParts, startSearch, type ExactOffsetsOptions, type ExactOffsetsOutcome, type Partner } from './solve.ts';
 
@@ -52,8 +52,7 @@ export function improveProblem(problem: Problem, options: ExactOffsetsOptions, p
     // not repeat the first search's draws).
     if (context.flat !== undefined && context.flatAt === state.low) {
       context.restarts++;
-      const nodes = RESTART_NODES * luby(context.restarts);
-      const rebuilt = restartRebuild(state.instances[0], state.grain, context.flat, state.low, budget.child(nodes), context.restarts, seed + 7919);
+      const rebuilt = restartRebuild(state.instances[0], state.grain, context.flat, state.low, budget, context.restarts, seed + 7919);
       if (rebuilt.status === 'found') {
         state.high = rebuilt.arena;
         state.offsets = rebuilt.offsets;

@@ -4,9 +4,9 @@ import { greedyBySize } from '../greedy-by-size.ts';
 import { peelBands } from './band-peel.ts';
 import { Budget, type Checkpoint } from './budget.ts';
 import { decompose, type Decomposition } from './decompose.ts';
-import { flatUnits, rebuildCut, REBUILD_UP_TO, RESTART_NODES, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
+import { flatUnits, rebuildCut, REBUILD_UP_TO, restartRebuild, RESTARTS_UP_TO } from './cut-rebuild.ts';
 import { packAroundPeak } from './peak-window.ts';
-import { chainedPart, luby, offsetsOfChained, partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
+import { chainedPart, offsetsOfChained, partState, portfolioRun, roundDown, roundUp, runNodes, SCAN_UP_TO, type PartState } from './parts.ts';
 import type { SearchOutcome } from './skyline-search.ts';
 import { TrajectoryRecorder, type TrajectoryPoint } from './trajectory.ts';
 
@@ -277,7 +277,7 @@ function decide(state: PartState, capacity: number, budget: Budget, seed: number
   for (let turn = 0; ; turn++) {
     if (flat !== undefined) {
       restarts++;
-      const rebuilt = restartRebuild(state.instances[0], state.grain, flat, capacity, budget.child(RESTART_NODES * luby(restarts)), restarts, seed);
+      const rebuilt = restartRebuild(state.instances[0], state.grain, flat, capacity, budget, restarts, seed);
       if (rebuilt.status === 'found') return rebuilt;
       if (budget.spent()) return { status: 'stopped' };
     }
