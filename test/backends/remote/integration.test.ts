@@ -1,30 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../../src/backends/remote/agent.ts';
-import { BACKEND_KINDS, parseExperiment } from '../../../src/experiments/config.ts';
+import { parseExperiment } from '../../../src/experiments/config.ts';
 import type { CellResult } from '../../../src/experiments/result.ts';
 import { runExperiment } from '../../../src/experiments/runner.ts';
 import { memplan, userErrorLine } from '../../cli/run-memplan.ts';
 import { TOKEN } from './helpers.ts';
 
-/**
- * Remote devices through the harness's own doors: `memplan exec --backend remote` and an
- * experiment with a `{ "kind": "remote" }` backend. Each part runs once its door knows
- * remote backends (exec.ts, config.ts), and says so while it does not.
- */
-const execKnowsRemote = readFileSync(new URL('../../../src/cli/commands/exec.ts', import.meta.url), 'utf8').includes('executeRemote');
-const configKnowsRemote = (BACKEND_KINDS as readonly string[]).includes('remote');
-if (!execKnowsRemote) console.log('skipping memplan exec --backend remote: src/cli/commands/exec.ts does not know remote backends yet.');
-if (!configKnowsRemote) console.log('skipping remote backends in experiments: src/experiments/config.ts does not know them yet.');
+/** Remote devices through the harness's own doors: `memplan exec --backend remote` and an experiment with a `{ "kind": "remote" }` backend. */
 
 let agent: RunningAgent | undefined;
 let dir = '';
 
 beforeAll(async () => {
-  if (!execKnowsRemote && !configKnowsRemote) return;
   agent = await startAgent({ token: TOKEN, maxRunSeconds: 60 });
   dir = await mkdtemp(join(tmpdir(), 'memplan-remote-'));
 });
@@ -34,7 +24,7 @@ afterAll(async () => {
   if (dir !== '') await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!execKnowsRemote)('memplan exec --backend remote', () => {
+describe('memplan exec --backend remote', () => {
   it('--json gives the contract of exec, measured on the agent', async () => {
     const run = await memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--repetitions', '2', '--warmup', '1', '--json');
     expect(run.status, run.stderr).toBe(0);
@@ -59,7 +49,7 @@ describe.skipIf(!execKnowsRemote)('memplan exec --backend remote', () => {
   });
 });
 
-describe.skipIf(!configKnowsRemote)('an experiment with a remote backend', () => {
+describe('an experiment with a remote backend', () => {
   const experiment = () =>
     parseExperiment(
       JSON.stringify({
