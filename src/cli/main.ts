@@ -20,7 +20,7 @@ import { registerReproduce } from './commands/reproduce.ts';
 import { registerRun } from './commands/run.ts';
 import { registerPlan } from './commands/plan.ts';
 import { UsageError } from './errors.ts';
-import { fileSystemSentence } from './file-system-error.ts';
+import { fileSystemSentence } from '../io/file-system-error.ts';
 
 /** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
 const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError, InfeasibleBudgetError];

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { fullDiskAvailable, fullDiskFolder, memplanOnFullDisk } from '../fixtures/full-disk.ts';
 import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
 
 let dir = '';
@@ -49,5 +50,37 @@ describe('memplan gemm', () => {
     child.kill('SIGKILL');
     await closed;
     expect(existsSync(join(where, 'C.done.json'))).toBe(false);
+  });
+
+  it('refuses a --dir it cannot make, at once (Node\'s own mkdir -p never returns for /proc/xyz)', async ({ expect }) => {
+    const started = performance.now();
+    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--dir', '/proc/memplan-cannot-be-here');
+    expect(userErrorLine(run)).toBe('memplan: /proc/memplan-cannot-be-here: no such file or folder (mkdir, ENOENT).');
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe.skipIf(!fullDiskAvailable)('memplan gemm on a full disk', () => {
+  it('refuses a folder whose disk cannot hold the matrices before writing anything', async ({ expect }) => {
+    const { dir: disk, remove } = fullDiskFolder();
+    try {
+      const run = await memplanOnFullDisk(disk, 256, ['gemm', '--n', '512', '--tile', '128', '--budget', '1MiB', '--dir', `${disk}/g`], { inspect: `find ${disk} -type f` });
+      expect(userErrorLine(run)).toBe(`memplan: ${disk}/g: the GEMM's matrices need 3 MiB more on this disk and it has 256 KiB free; free some room or give another --dir.`);
+      expect(run.after).toBe('');
+    } finally {
+      remove();
+    }
+  });
+
+  it('a write that fails part-way leaves no matrix behind and says where', async ({ expect }) => {
+    const { dir: disk, remove } = fullDiskFolder();
+    try {
+      // Room for every byte, but inodes for only the mount, g/, A and B: the marker saying what the folder holds cannot be created.
+      const run = await memplanOnFullDisk(disk, 8192, ['gemm', '--n', '256', '--tile', '64', '--dir', `${disk}/g`], { inodes: 5, inspect: `find ${disk} -type f` });
+      expect(userErrorLine(run)).toBe(`memplan: ${disk}/g/inputs.json: no space left on the device (open, ENOSPC).`);
+      expect(run.after).toBe('');
+    } finally {
+      remove();
+    }
   });
 });

@@ -1,9 +1,11 @@
 import { constants } from 'node:fs';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packB } from '../cpu/kernels/gemm.ts';
 import { pageAlignedMemory } from '../cpu/kernels/wasm-tile-gemm.ts';
 import type { GemmShape, Matrix, TileId } from './gemm-shape.ts';
+import { withPath } from '../../io/file-system-error.ts';
+import { makeFolder } from '../../io/make-folder.ts';
 
 /**
  * The matrices as files, tile-major: tile (r, c) is one contiguous run of tileBytes at
@@ -48,7 +50,7 @@ export async function directIoWorks(dir: string): Promise<boolean> {
   if (constants.O_DIRECT === undefined) return false;
   const probe = join(dir, '.direct-io-probe');
   try {
-    await mkdir(dir, { recursive: true });
+    await makeFolder(dir);
     const writer = await open(probe, 'w');
     await writer.write(new Uint8Array(4096));
     await writer.close();
@@ -72,7 +74,7 @@ export async function directIoWorks(dir: string): Promise<boolean> {
  * the inputs are made once, before anything is measured.
  */
 export async function writeInputs(dir: string, shape: GemmShape, seed: number): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   const { tile, tiles, tileBytes } = shape;
   const values = new Float32Array(tile * tile);
   for (const matrix of ['A', 'B'] as const) {
@@ -85,6 +87,8 @@ export async function writeInputs(dir: string, shape: GemmShape, seed: number): 
           await handle.write(new Uint8Array(data.buffer, data.byteOffset, tileBytes), 0, tileBytes, tileOffset(shape, { matrix, r, c }));
         }
       }
+    } catch (error) {
+      throw withPath(error, matrixPath(dir, matrix));
     } finally {
       await handle.close();
     }
@@ -92,12 +96,26 @@ export async function writeInputs(dir: string, shape: GemmShape, seed: number): 
   await emptyProduct(dir, shape);
 }
 
-/** A C file of zeros, whatever was there: no tile of an earlier run survives into this one. */
+/**
+ * A C file of zeros, whatever was there: no tile of an earlier run survives into this one.
+ * The zeros are written, not left as a hole (truncate): every block of C is on the disk
+ * before the measured run, so a disk that fills up does so here, not in the middle of it.
+ */
 export async function emptyProduct(dir: string, shape: GemmShape): Promise<void> {
-  const c = await open(matrixPath(dir, 'C'), 'w');
+  const path = matrixPath(dir, 'C');
+  const total = shape.tiles * shape.tiles * shape.tileBytes;
+  const zeros = new Uint8Array(Math.min(total, 2 ** 20));
+  const c = await open(path, 'w');
   try {
-    await c.truncate(shape.tiles * shape.tiles * shape.tileBytes);
+    for (let at = 0; at < total; at += zeros.length) await c.write(zeros, 0, Math.min(zeros.length, total - at), at);
+  } catch (error) {
+    throw withPath(error, path);
   } finally {
     await c.close();
   }
+}
+
+/** The bytes the three matrix files of `shape` take on the disk. */
+export function matrixFilesBytes(shape: GemmShape): number {
+  return 3 * shape.tiles * shape.tiles * shape.tileBytes;
 }

@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm, stat, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
+import { formatByteSize } from '../../io/byte-size.ts';
+import { BackendError } from '../backend-error.ts';
 import { forkMeasured } from '../isolation/measured-child.ts';
 import { checkProduct, type ProductCheck } from './check-product.ts';
-import { gemmFlops, gemmShape } from './gemm-shape.ts';
+import { gemmFlops, gemmShape, type GemmShape, type Matrix } from './gemm-shape.ts';
 import type { GemmJob, GemmJobResult } from './gemm-job.ts';
 import { plannedSchedule } from './planned-schedule.ts';
-import { directIoWorks, emptyProduct, writeInputs } from './matrix-files.ts';
+import { directIoWorks, emptyProduct, matrixFilesBytes, matrixPath, writeInputs } from './matrix-files.ts';
 import type { SchedulerKind } from './schedule.ts';
+import { makeFolder } from '../../io/make-folder.ts';
 
 export interface GemmOptions {
   readonly n: number;
@@ -55,20 +58,51 @@ export function defaultGemmDir(n: number, seed: number): string {
 /**
  * A, B (seeded) in `dir` for this tile size: written unless the folder already holds them
  * (inputs.json names what it holds). C's done-marker goes before any run, so a run that is
- * killed leaves no C that reads as finished.
+ * killed leaves no C that reads as finished. A folder whose disk cannot hold the three
+ * matrices is refused before anything is written; a write that fails anyway (the disk
+ * filled meanwhile) removes the matrices it was writing, so no half-written input is
+ * reused by a later run.
  */
 async function prepareInputs(dir: string, n: number, tile: number, seed: number): Promise<void> {
   const marker = join(dir, 'inputs.json');
   const wanted = JSON.stringify({ n, tile, seed, layout: 'tile-major; B packed in panels of 8 columns', version: 1 });
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   await rm(join(dir, DONE), { force: true });
   const shape = gemmShape(n, tile);
-  if (!existsSync(marker) || (await readFile(marker, 'utf8')) !== wanted) {
-    await rm(marker, { force: true });
-    await writeInputs(dir, shape, seed);
-    await writeFileAtomic(marker, wanted);
+  const reuse = existsSync(marker) && (await readFile(marker, 'utf8')) === wanted;
+  await checkRoom(dir, shape, reuse);
+  try {
+    if (!reuse) {
+      await rm(marker, { force: true });
+      await writeInputs(dir, shape, seed);
+      await writeFileAtomic(marker, wanted);
+    }
+    await emptyProduct(dir, shape);
+  } catch (error) {
+    await removeMatrices(dir, reuse ? ['C'] : ['A', 'B', 'C']);
+    throw error;
   }
-  await emptyProduct(dir, shape);
+}
+
+/** Refuses a folder whose file system has less room than the matrices still to write. */
+async function checkRoom(dir: string, shape: GemmShape, reuse: boolean): Promise<void> {
+  const present = async (matrix: Matrix): Promise<number> => {
+    const path = matrixPath(dir, matrix);
+    return existsSync(path) ? (await stat(path)).blocks * 512 : 0;
+  };
+  // What the writes will add: the matrices' bytes less the blocks their files hold already.
+  const kept = reuse ? (await present('A')) + (await present('B')) : 0;
+  const needed = matrixFilesBytes(shape) - kept - (await present('C'));
+  const fs = await statfs(dir);
+  const free = fs.bavail * fs.bsize;
+  if (needed > free) {
+    throw new BackendError(`${dir}: the GEMM's matrices need ${formatByteSize(needed)} more on this disk and it has ${formatByteSize(free)} free; free some room or give another --dir.`);
+  }
+}
+
+async function removeMatrices(dir: string, matrices: readonly Matrix[]): Promise<void> {
+  for (const matrix of matrices) await rm(matrixPath(dir, matrix), { force: true });
+  if (matrices.includes('A')) await rm(join(dir, 'inputs.json'), { force: true });
 }
 
 /** Whether `dir` holds a C that a finished run wrote for these options. */
@@ -98,7 +132,14 @@ export async function runGemm(options: GemmOptions): Promise<GemmReport> {
     directIo,
     ...(planned ? { planned: { policyIndex: planned.policyIndex, planner: planned.plan.planner, offsets: planned.plan.offsets } } : {}),
   };
-  const result = await forkMeasured<GemmJobResult>(import.meta.url, './gemm-process', [], (post) => post({ type: 'job', job }));
+  let result: GemmJobResult;
+  try {
+    result = await forkMeasured<GemmJobResult>(import.meta.url, './gemm-process', [], (post) => post({ type: 'job', job }));
+  } catch (error) {
+    // A run that failed part-way leaves a C that is neither zeros nor the product.
+    await removeMatrices(dir, ['C']);
+    throw error;
+  }
   await writeFileAtomic(join(dir, DONE), `${JSON.stringify({ n: options.n, tile: options.tile, seed: options.seed, scheduler: options.scheduler, budget: options.budget })}\n`);
   const check = await checkProduct(dir, shape, options.seed);
   const f = result.figures;

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { fileSystemSentence } from '../../io/file-system-error.ts';
 import { BackendError } from '../backend-error.ts';
 import { childModule } from '../child-module.ts';
 import { readRss, resetPeakRss } from '../process-memory.ts';
@@ -88,7 +89,12 @@ export async function serveMeasured<R>(what: string, receive: (message: unknown,
     running = true;
     run.then(
       (result) => send({ type: 'done', result }, () => process.exit(0)),
-      (error: unknown) => send({ type: 'failed', message: error instanceof Error ? error.message : String(error), backend: error instanceof BackendError }, () => process.exit(1)),
+      (error: unknown) => {
+        // A file the job writes that cannot be written (a full disk) is the user's to fix, said in one sentence.
+        const sentence = fileSystemSentence(error);
+        const message = sentence ?? (error instanceof Error ? error.message : String(error));
+        send({ type: 'failed', message, backend: sentence !== undefined || error instanceof BackendError }, () => process.exit(1));
+      },
     );
   });
   send({ type: 'ready' }, () => {});

@@ -25,3 +25,15 @@ export function fileSystemSentence(error: unknown): string | undefined {
   const reason = code === 'EEXIST' && syscall === 'mkdir' ? 'is a file where a folder is needed' : REASONS[code];
   return `${path}: ${reason} (${syscall ?? 'file system'}, ${code}).`;
 }
+
+/**
+ * The same error, carrying `path` where Node left it out: a failed `write` or `appendFile`
+ * (ENOSPC, EDQUOT) names no file, and a sentence without the file says nothing useful.
+ */
+export function withPath(error: unknown, path: string): unknown {
+  if (error === null || typeof error !== 'object') return error;
+  const errno = error as NodeJS.ErrnoException;
+  if (typeof errno.code !== 'string' || typeof errno.path === 'string') return error;
+  errno.path = path;
+  return error;
+}

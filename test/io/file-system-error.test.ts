@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileSystemSentence } from '../../src/cli/file-system-error.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { fileSystemSentence } from '../../src/io/file-system-error.ts';
+import { memplan, userErrorLine } from '../cli/run-memplan.ts';
 
 let dir = '';
 let file = '';
