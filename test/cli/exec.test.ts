@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
 import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
@@ -54,8 +55,13 @@ describe.concurrent('memplan exec', () => {
   });
 
   it('refuses workers it cannot use, in one line', async ({ expect }) => {
-    const [zero, webgpu] = await Promise.all([memplan('exec', 'zoo:blazeface', '--workers', '0'), memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2')]);
+    const [zero, webgpu, many] = await Promise.all([
+      memplan('exec', 'zoo:blazeface', '--workers', '0'),
+      memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2'),
+      memplan('exec', 'zoo:blazeface', '--workers', '100000'),
+    ]);
     expect(userErrorLine(zero)).toMatch(/--workers must be a whole number >= 1, got 0\./);
+    expect(userErrorLine(many)).toBe(`memplan: --workers 100000 is more than this machine's ${availableParallelism()} cores; the cpu-parallel backend runs at most one worker per core.`);
     expect(userErrorLine(webgpu)).toMatch(/--workers sets the threads of the cpu-parallel backend; --backend webgpu has none\./);
   });
 

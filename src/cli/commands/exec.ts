@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { executeRemote } from '../../backends/remote/remote-executor.ts';
 import { unservedBackend } from '../../backends/remote/served-backends.ts';
@@ -49,7 +50,7 @@ export function registerExec(cli: Argv): Argv {
           type: 'string',
           describe: 'cpu, cpu-parallel, webgpu, browser (WebGPU in a headless browser), or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential',
         })
-        .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default: the number of cores)" })
+        .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default and most: the number of cores)" })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
         .option('token', { type: 'string', describe: 'remote: the token the agent was started with' })
         .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu, browser)" })
@@ -69,6 +70,10 @@ export function registerExec(cli: Argv): Argv {
     async (args) => {
       for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['align', args.align, 4], ['workers', args.workers ?? 1, 1]] as const) {
         if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${value}.`);
+      }
+      // A remote agent's machine has cores of its own: its backend judges the count there.
+      if (args.workers !== undefined && args.workers > maxWorkers() && args.backend !== 'remote') {
+        throw new UsageError(`--workers ${args.workers} is more than this machine's ${maxWorkers()} cores; the cpu-parallel backend runs at most one worker per core.`);
       }
       const budget = parseBudget(args.budget);
       const backend = budget !== undefined ? 'budgeted' : execBackend(args);

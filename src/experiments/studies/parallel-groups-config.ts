@@ -2,6 +2,7 @@ import { parseSchedule, SCHEDULE_FORMS, type Schedule } from '../../graph/schedu
 import { findPlanner, UnknownPlannerError } from '../../planners/registry.ts';
 import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
+import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 
 /**
  * The file of the parallel-groups study (experiments/parallel-groups.json): the MindSpore
@@ -161,7 +162,7 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     rows,
     sweep,
     ...(webgpu ? { webgpu } : {}),
-    ...(data.workers === undefined ? {} : { workers: j.integer(data.workers, '$.workers', 1) }),
+    ...(data.workers === undefined ? {} : { workers: workerCount(j, data.workers) }),
     repetitions: j.integer(data.repetitions ?? 10, '$.repetitions', 1),
     warmup: j.integer(data.warmup ?? 2, '$.warmup', 0),
     seed: j.integer(data.seed ?? 1, '$.seed', 0),
@@ -173,4 +174,11 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     },
     thesis: { citation: j.string(thesis.citation, '$.thesis.citation'), device: j.string(thesis.device, '$.thesis.device'), values },
   };
+}
+
+/** The worker threads of the parallel rows: at most one per core of the machine that runs the study. */
+function workerCount(j: JsonFields, value: unknown): number {
+  const workers = j.integer(value, '$.workers', 1);
+  if (workers > maxWorkers()) j.fail('$.workers', `${workers} workers are more than this machine's ${maxWorkers()} cores; the cpu-parallel backend runs at most one worker per core.`);
+  return workers;
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { PreparedNetwork } from '../../../src/backends/backend.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
@@ -34,12 +35,13 @@ async function parallel(graph: Graph, schedule: Schedule, planner: string, worke
 }
 
 describe('the cpu-parallel backend', () => {
-  it.each([
+  it.each<[string, Schedule, string, number]>([
     ['zoo:blazeface', 'groups:2', 'offsets/greedy-by-size', 2],
-    ['zoo:blazeface', 'levels', 'shared-objects/greedy-by-size-improved', 3],
+    // Three workers where the machine has the cores (the backend runs at most one per core).
+    ['zoo:blazeface', 'levels', 'shared-objects/greedy-by-size-improved', Math.min(3, availableParallelism())],
     ['zoo:resnext-50-paths?input=32', 'groups:2', 'offsets/greedy-by-size', 2],
     ['zoo:resnext-50-paths?input=32', 'levels', 'shared-objects/naive', 2],
-  ] as const)('runs %s under %s (%s, %i workers) bit for bit as the sequential naive run', async (source, schedule, planner, workers) => {
+  ])('runs %s under %s (%s, %i workers) bit for bit as the sequential naive run', async (source, schedule, planner, workers) => {
     const graph = weightedGraph(buildZooModel(source), 'seeded', 1);
     const reference = await sequentialNaive(graph);
     const run = await parallel(graph, schedule, planner, workers);
@@ -101,5 +103,6 @@ describe('the cpu-parallel backend', () => {
     await expect(cpuParallelBackend.prepare({ graph: planned, problem, plan, steps: merged, workers: 1 })).rejects.toThrow(/a step may read only what earlier steps wrote/);
     await expect(cpuParallelBackend.prepare({ graph: planned, problem, plan, steps: steps.slice(1), workers: 1 })).rejects.toThrow(/the steps hold/);
     await expect(cpuParallelBackend.prepare({ graph: planned, problem, plan, steps, workers: 0 })).rejects.toThrow(/workers >= 1/);
+    await expect(cpuParallelBackend.prepare({ graph: planned, problem, plan, steps, workers: availableParallelism() + 1 })).rejects.toThrow(/at most one worker per core/);
   });
 });
