@@ -68,4 +68,10 @@ describe.concurrent('memplan exec --budget', () => {
     expect(userErrorLine(await memplan('exec', 'zoo:mobilenet-v2', '--budget', '12MiB', '--loading', 'sideways'))).toMatch(/--loading must be one of overlapped, on-demand/);
     expect(userErrorLine(await memplan('exec', 'zoo:mobilenet-v2', '--budget', '12MiB', '--backend', 'webgpu'))).toMatch(/--budget runs the budgeted backend/);
   });
+
+  it('says what limits a budget too large to run (a WebAssembly memory), not that SIMD is missing', async ({ expect }) => {
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--budget', '4GiB'))).toBe(
+      "memplan: --budget: a budget of 4294967296 bytes is more than the budgeted executor can hold: its one buffer lives in a WebAssembly memory of at most 4 GiB, so the largest budget it runs is 4294967232 bytes (4 GiB less the kernels' 64 bytes).",
+    );
+  });
 });

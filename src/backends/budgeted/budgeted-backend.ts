@@ -7,6 +7,7 @@ import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest, StreamingSta
 import { BackendError } from '../backend-error.ts';
 import { GraphIo } from '../cpu/graph-io.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
+import { MAX_PAGES } from '../cpu/kernels/wasm-encoder.ts';
 import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
 import { layerKernel, type ArenaContext } from './arena-kernels.ts';
 import { loadSchedule } from './load-schedule.ts';
@@ -17,6 +18,13 @@ import { weightsFileLayout } from './weights-file.ts';
 /** Bytes before the plan's byte 0: the SIMD kernels' temporary area (wasm-simd.ts). */
 const RESERVED = 64;
 const PAGE = 65536;
+
+/** The largest budget the executor runs: its one buffer and the kernels' reserve fill a wasm32 memory. */
+export const MAX_BUDGET_BYTES = MAX_PAGES * PAGE - RESERVED;
+
+export function budgetTooLarge(budget: number): string {
+  return `a budget of ${budget} bytes is more than the budgeted executor can hold: its one buffer lives in a WebAssembly memory of at most 4 GiB, so the largest budget it runs is ${MAX_BUDGET_BYTES} bytes (4 GiB less the kernels' ${RESERVED} bytes).`;
+}
 
 /**
  * The streaming executor (FlexNN's online stage): the network runs inside ONE buffer of
@@ -52,6 +60,7 @@ export const budgetedBackend: Backend = {
     if (graph.layout !== 'NHWC') throw new BackendError(`the budgeted executor runs NHWC networks (the zoo, .tflite files); ${graph.name} is ${graph.layout}.`);
     if (plan.objects !== undefined) throw new BackendError('the budgeted executor runs offsets plans: one buffer.');
     if (plan.footprint > streaming.bufferBytes) throw new BackendError(`the plan needs ${plan.footprint} bytes, more than the buffer of ${streaming.bufferBytes}.`);
+    if (streaming.bufferBytes > MAX_BUDGET_BYTES) throw new BackendError(budgetTooLarge(streaming.bufferBytes));
     const memory = sharedMemory(Math.ceil((RESERVED + streaming.bufferBytes) / PAGE));
     const engine = memory === undefined ? undefined : simdEngineOn(memory);
     if (memory === undefined || engine === undefined) throw new BackendError('the budgeted executor computes with WebAssembly SIMD on shared memory, which this runtime lacks.');

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { executeRemote } from '../../backends/remote/remote-executor.ts';
@@ -84,6 +85,7 @@ export function registerExec(cli: Argv): Argv {
         if (args.backend !== undefined && args.backend !== 'budgeted') throw new UsageError(`--budget runs the budgeted backend; --backend ${args.backend} does not take a budget.`);
         if (args.peer || args.workers !== undefined) throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : 'workers'} does not apply.`);
         checkBudgetedRecordArgs(args);
+        if (budget !== undefined && budget > MAX_BUDGET_BYTES) throw new UsageError(`--budget: ${budgetTooLarge(budget)}`);
         const planner = findPlanner(args.planner ?? 'budgeted/flexnn');
         const { repetitions, warmup, seed, weights, json } = args;
         const report = await execBudgeted(loaded.graph, { source: args.source, planner, budget, loading: args.loading, repetitions, warmup, seed, weights, records: sourceOptions(args), alignment: args.align, json, ...(args.trace === undefined ? {} : { timeline: true }) });

@@ -195,7 +195,7 @@ export class FunctionBuilder {
 }
 
 /** Pages (64 KiB) a shared memory import may have at most: all of wasm32's 4 GiB. */
-const MAX_PAGES = 65536;
+export const MAX_PAGES = 65536;
 
 /**
  * A module importing its memory as env.memory and exporting each function under its name;

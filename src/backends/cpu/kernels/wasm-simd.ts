@@ -1,4 +1,5 @@
-import { F32, FunctionBuilder, I32, V128, encodeModule, type Local } from './wasm-encoder.ts';
+import { BackendError } from '../../backend-error.ts';
+import { F32, FunctionBuilder, I32, MAX_PAGES, V128, encodeModule, type Local } from './wasm-encoder.ts';
 
 /**
  * The SIMD engine: two kernels written in WebAssembly (f32x4) by hand, the matrix product
@@ -303,12 +304,17 @@ function wasmApi(): WasmApi | undefined {
 /**
  * A shared memory of exactly `pages` pages (64 KiB each) that never grows, or undefined
  * where this runtime has no shared WebAssembly memory: the budgeted executor's one buffer.
+ * More pages than wasm32 addresses, or more than the runtime can allocate, is said as such
+ * (a BackendError), not as a runtime without shared memory.
  */
 export function sharedMemory(pages: number): WasmMemory | undefined {
+  const wasm = wasmApi();
+  if (wasm === undefined || typeof SharedArrayBuffer === 'undefined') return undefined;
+  if (pages > MAX_PAGES) throw new BackendError(`a WebAssembly memory holds at most ${MAX_PAGES} pages of 64 KiB (4 GiB); ${pages} pages were asked for.`);
   try {
-    return wasmApi() ? new (wasmApi() as WasmApi).Memory({ initial: pages, maximum: pages, shared: true }) : undefined;
-  } catch {
-    return undefined;
+    return new wasm.Memory({ initial: pages, maximum: pages, shared: true });
+  } catch (error) {
+    throw new BackendError(`this runtime could not allocate a shared WebAssembly memory of ${pages} pages of 64 KiB (${(error as Error).message}).`);
   }
 }
 

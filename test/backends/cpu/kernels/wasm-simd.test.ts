@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { BackendError } from '../../../../src/backends/backend-error.ts';
 import { gemm, packB, packedLength, PANEL } from '../../../../src/backends/cpu/kernels/gemm.ts';
 import { sharedMemory, simdEngineOn } from '../../../../src/backends/cpu/kernels/wasm-simd.ts';
 import { randomArray, rng } from './helpers.ts';
 
 describe('the SIMD kernels on a memory the caller owns', () => {
+  it('says that a memory beyond wasm32 is too large, not that the runtime lacks shared memory', () => {
+    expect(() => sharedMemory(65537)).toThrow(BackendError);
+    expect(() => sharedMemory(65537)).toThrow('a WebAssembly memory holds at most 65536 pages of 64 KiB (4 GiB); 65537 pages were asked for.');
+  });
+
   it('compute in a shared memory of fixed size, with operands where they lie, exactly what the staged engine computes', () => {
     const memory = sharedMemory(2);
     expect(memory?.buffer).toBeInstanceOf(SharedArrayBuffer);
