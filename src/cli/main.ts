@@ -74,26 +74,30 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await cli.parseAsync();
   } catch (error) {
+    const failed = (code: number, text: string): void => {
+      process.stderr.write(text);
+      process.exitCode = code;
+      exitSoon();
+    };
     if (USER_ERRORS.some((kind) => error instanceof kind)) {
-      if (error instanceof UsageError && error.usage) process.stderr.write(`${error.usage}\n\n`);
-      process.stderr.write(`memplan: ${(error as Error).message}\n`);
-      process.exitCode = 2;
-      return;
+      return failed(2, `${error instanceof UsageError && error.usage ? `${error.usage}\n\n` : ''}memplan: ${(error as Error).message}\n`);
     }
     // A plan the verifier rejected: exit code 1 (README), the violation in one sentence.
-    if (error instanceof InvalidPlanError) {
-      process.stderr.write(`memplan: ${error.message}\n`);
-      process.exitCode = 1;
-      return;
-    }
+    if (error instanceof InvalidPlanError) return failed(1, `memplan: ${error.message}\n`);
     const sentence = fileSystemSentence(error);
-    if (sentence !== undefined) {
-      process.stderr.write(`memplan: ${sentence}\n`);
-      process.exitCode = 2;
-      return;
-    }
+    if (sentence !== undefined) return failed(2, `memplan: ${sentence}\n`);
     throw error;
   }
+}
+
+/**
+ * Once a command has failed and said why, nothing is left to do: whatever still holds the
+ * event loop (a browser that never started, whose process group playwright-core waits on
+ * for half a minute; a socket still closing) must not keep the user waiting. Clean-up that
+ * runs on its own gets the grace period; then the process ends with its exit code.
+ */
+function exitSoon(graceMs = 2000): void {
+  setTimeout(() => process.exit(), graceMs).unref();
 }
 
 await main(hideBin(process.argv));

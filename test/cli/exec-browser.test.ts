@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testBrowser } from '../backends/browser/browser-available.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
 
 const browser = testBrowser('test/cli/exec-browser.test.ts');
 
@@ -37,6 +41,32 @@ describe.concurrent('memplan exec --backend browser: bad input is one sentence a
     const line = userErrorLine(await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--browser', '/nonexistent/chromium'));
     expect(line).toBe('memplan: the browser "/nonexistent/chromium" is not an executable file, nor a program on PATH.');
   });
+
+  it('a browser that never starts: said when its start time is up, and the command ends right after', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memplan-stuck-browser-'));
+    try {
+      const stuck = join(dir, 'stuck-browser');
+      await writeFile(stuck, '#!/bin/sh\nsleep 600\n', { mode: 0o755 });
+      const child = spawn(process.execPath, ['bin/memplan.js', 'exec', 'zoo:blazeface', '--backend', 'browser', '--browser', stuck], {
+        cwd: ROOT,
+        env: { ...process.env, MEMPLAN_BROWSER_START_SECONDS: '2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      let saidAt = 0;
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        saidAt ||= performance.now();
+      });
+      const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      const endedAfterMs = performance.now() - saidAt;
+      expect(userErrorLine({ status, stdout: '', stderr })).toBe(`memplan: ${stuck} did not start within 2 s ($MEMPLAN_BROWSER_START_SECONDS waits longer).`);
+      // Clean-up gets 2 s of grace; the exit once came 32 s after the sentence.
+      expect(endedAfterMs).toBeLessThan(8_000);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('--browser with another backend, --device without remote', async () => {
     expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--browser', 'chromium'))).toBe('memplan: --browser names the browser of --backend browser; --backend cpu starts none.');

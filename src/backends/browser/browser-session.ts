@@ -23,7 +23,16 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
-const JOIN_TIMEOUT_MS = 60_000;
+/** How long the browser may take to start and its page to join: 60 s, or $MEMPLAN_BROWSER_START_SECONDS. */
+export const START_SECONDS_ENV = 'MEMPLAN_BROWSER_START_SECONDS';
+
+function joinTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env[START_SECONDS_ENV]?.trim();
+  if (given === undefined || given === '') return 60_000;
+  const seconds = Number(given);
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new BackendError(`$${START_SECONDS_ENV} must be a number of seconds > 0, not ${JSON.stringify(given)}.`);
+  return seconds * 1000;
+}
 
 /**
  * Starts the device hub on a loopback port of its own, a headless Chromium-based browser
@@ -35,6 +44,7 @@ const JOIN_TIMEOUT_MS = 60_000;
 export async function openBrowserSession(options: { readonly browser?: string }): Promise<BrowserSession> {
   const executable = findBrowser(options.browser);
   const { flags, adapter } = browserFlags();
+  const startMs = joinTimeoutMs();
   const hub = new DeviceHub();
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -62,9 +72,11 @@ export async function openBrowserSession(options: { readonly browser?: string })
     }
     try {
       // Playwright's own headless switch is left off: the flags say --headless=new themselves.
-      browser = await playwright.chromium.launch({ executablePath: executable, headless: false, args: flags, timeout: JOIN_TIMEOUT_MS });
+      browser = await playwright.chromium.launch({ executablePath: executable, headless: false, args: flags, timeout: startMs });
     } catch (error) {
-      throw new BackendError(`${executable} did not start: ${firstLine((error as Error).message)}.`);
+      const message = firstLine((error as Error).message);
+      if (/Timeout \d+ms exceeded/.test(message)) throw new BackendError(`${executable} did not start within ${startMs / 1000} s ($${START_SECONDS_ENV} waits longer).`);
+      throw new BackendError(`${executable} did not start: ${message}.`);
     }
     const launched = browser;
     const launch: LaunchInfo = { executable, version: launched.version(), flags, adapterChoice: adapter };
@@ -78,7 +90,7 @@ export async function openBrowserSession(options: { readonly browser?: string })
     const lastWords = (): string => (pageErrors.length > 0 ? ` (the page said: ${pageErrors.at(-1)})` : '');
     page.on('crash', () => failed(new BackendError(`the browser page crashed (out of memory?)${lastWords()}.`)));
     launched.on('disconnected', () => failed(new BackendError(`the browser exited${lastWords()}.`)));
-    const joined = hub.nextJoin(JOIN_TIMEOUT_MS);
+    const joined = hub.nextJoin(startMs);
     // Waited on below; a session that fails before then must not leave it unhandled.
     joined.catch(() => undefined);
     try {
