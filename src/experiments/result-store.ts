@@ -1,23 +1,33 @@
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-write.ts';
+import { withPath } from '../io/file-system-error.ts';
+import { makeFolder } from '../io/make-folder.ts';
 import { ExperimentError } from './config.ts';
 import type { CellResult } from './result.ts';
 
 /**
  * A run folder: `run.json` (written atomically) and `results.jsonl`, one finished cell per
  * line, each appended whole. A killed run leaves at worst a torn last line, which reading
- * ignores, so no finished cell is ever lost.
+ * ignores, and a failed append (a full disk) is cut back off, so no finished cell is ever lost.
  */
 export class ResultStore {
   constructor(readonly dir: string) {}
 
   static async create(root: string, experiment: string, runId: string): Promise<ResultStore> {
-    let dir = join(root, experiment, runId);
-    for (let k = 2; existsSync(dir); k++) dir = join(root, experiment, `${runId}-${k}`);
-    await mkdir(dir, { recursive: true });
-    return new ResultStore(dir);
+    await makeFolder(join(root, experiment));
+    // The run's own folder is made without `recursive`, so that of two runs started in the
+    // same second each gets a folder of its own (the second is told EEXIST and takes -2).
+    for (let k = 1; ; k++) {
+      const dir = join(root, experiment, k === 1 ? runId : `${runId}-${k}`);
+      try {
+        await mkdir(dir);
+        return new ResultStore(dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
   }
 
   /**
@@ -30,6 +40,8 @@ export class ResultStore {
     const runs = (await readdir(base, { withFileTypes: true }))
       .filter((e) => e.isDirectory())
       .map((e) => e.name)
+      // A merge's folder in the making (`.partial-<pid>`) is nobody's run.
+      .filter((name) => !name.includes('.partial-'))
       .filter((name) => (suffix === '' ? !/-shard-\d+-of-\d+$|-merged$/.test(name) : name.endsWith(suffix)))
       .sort();
     return runs.length === 0 ? undefined : new ResultStore(join(base, runs[runs.length - 1]));
@@ -69,25 +81,67 @@ export class ResultStore {
     await writeFileAtomic(this.resultsPath, text.slice(0, text.lastIndexOf('\n') + 1));
   }
 
-  /** Appends one finished cell (a CellResult, or a study's own cell) as one whole line. */
+  /**
+   * Appends one finished cell (a CellResult, or a study's own cell) as one whole line, or
+   * not at all: a write that fails part-way (a full disk) is cut back to the length before
+   * it, and its error names results.jsonl (Node's write errors name no file).
+   */
   async append(result: object): Promise<void> {
-    await appendFile(this.resultsPath, `${JSON.stringify(result)}\n`);
+    let handle;
+    try {
+      handle = await open(this.resultsPath, 'a');
+    } catch (error) {
+      throw withPath(error, this.resultsPath);
+    }
+    try {
+      const before = (await handle.stat()).size;
+      try {
+        await handle.writeFile(`${JSON.stringify(result)}\n`);
+      } catch (error) {
+        await handle.truncate(before).catch(() => undefined);
+        throw withPath(error, this.resultsPath);
+      }
+    } finally {
+      await handle.close();
+    }
   }
 
   async read(): Promise<CellResult[]> {
     return this.readCells<CellResult>();
   }
 
+  /**
+   * The finished cells, refusing a folder that holds one cell twice: two runs wrote into it
+   * at once (before run folders were locked), and a table would quietly take one of the two.
+   */
+  async readEachOnce(): Promise<CellResult[]> {
+    const lines = await this.readLines<CellResult>();
+    const first = new Map<string, number>();
+    for (const { value, line } of lines) {
+      const key = cellKey(value.model, value.planner, value.backend);
+      const before = first.get(key);
+      if (before !== undefined) {
+        throw new ExperimentError(`${this.dir} holds the cell ${printableKey(key)} twice (results.jsonl lines ${before} and ${line}): two runs wrote into it at once, so run the experiment again into a new folder.`);
+      }
+      first.set(key, line);
+    }
+    return lines.map((l) => l.value);
+  }
+
   /** The finished cells, whatever their shape (a study's). */
   async readCells<T>(): Promise<T[]> {
+    return (await this.readLines<T>()).map((l) => l.value);
+  }
+
+  private async readLines<T>(): Promise<{ value: T; line: number }[]> {
     if (!existsSync(this.resultsPath)) return [];
     const text = await readFile(this.resultsPath, 'utf8');
-    const results: T[] = [];
+    const results: { value: T; line: number }[] = [];
     const lines = text.split('\n');
     lines.forEach((line, k) => {
       if (line.trim() === '') return;
       try {
-        results.push(JSON.parse(line) as T);
+        results.push({ value: JSON.parse(line) as T, line: k + 1 });
       } catch (error) {
         // Only the last line can be torn (a killed run); anything else is damage.
         if (k < lines.length - 1 && lines.slice(k + 1).some((l) => l.trim() !== '')) throw new ExperimentError(`${this.resultsPath}:${k + 1}: not a JSON line (${(error as Error).message}).`);
@@ -99,4 +153,9 @@ export class ResultStore {
 
 export function cellKey(model: string, planner: string, backend: string): string {
   return `${model}\u0000${planner}\u0000${backend}`;
+}
+
+/** A cell key as a person reads it: model / planner / backend. */
+export function printableKey(key: string): string {
+  return key.split('\u0000').join(' / ');
 }

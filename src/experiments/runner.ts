@@ -14,9 +14,10 @@ import { ExperimentError, type BackendSpec, type Experiment, type ModelEntry } f
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
 import type { CellResult, OtherOrderBounds } from './result.ts';
-import type { ShardInfo } from './merge.ts';
+import type { ShardInfo, SkippedCell } from './merge.ts';
 import { cellKey, ResultStore } from './result-store.ts';
-import { assignShards, configHash, expectedCost, type ShardSpec, type ShareableCell } from './shards.ts';
+import { lockRun } from './run-lock.ts';
+import { assignShards, checkShardCount, configHash, expectedCost, FILE_SOURCE_RECORDS, type ShardSpec, type ShareableCell } from './shards.ts';
 import { collectRunInfo } from './run-info.ts';
 import { summarizeTimings } from './statistics.ts';
 
@@ -54,10 +55,23 @@ export class InvalidPlanError extends Error {
 export async function runExperiment(experiment: Experiment, options: RunOptions = {}): Promise<RunOutcome> {
   const root = options.root ?? 'results';
   const { shard } = options;
+  // Before any folder is made: a shard count above the cells is a mistake, not a run.
+  if (shard) checkShardCount(shard, experiment.models.length * experiment.planners.length * experiment.backends.length, experiment.file);
   const suffix = shard ? `-shard-${shard.index}-of-${shard.count}` : '';
-  let store = options.resume ? await ResultStore.latest(root, experiment.name, suffix) : undefined;
-  if (store === undefined) store = await ResultStore.create(root, experiment.name, `${runId()}${suffix}`);
-  else await checkResumable(store, experiment);
+  const latest = options.resume ? await ResultStore.latest(root, experiment.name, suffix) : undefined;
+  const store = latest ?? (await ResultStore.create(root, experiment.name, `${runId()}${suffix}`));
+  // One writer per folder (run-lock.ts): a --resume started while this run still goes is refused.
+  const lock = await lockRun(store.dir);
+  try {
+    if (latest !== undefined) await checkResumable(store, experiment);
+    return await runInto(store, experiment, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runInto(store: ResultStore, experiment: Experiment, options: RunOptions): Promise<RunOutcome> {
+  const { shard } = options;
   await store.repairTail();
   const previous = await store.read();
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
@@ -74,19 +88,31 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
     }
     planners.push(planner);
   }
-  const share = shard ? await shareOf(experiment, planners, shard) : undefined;
-  await store.writeRunInfo({ experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo(), ...(share ? { shard: share } : {}) });
+  // Looked at once, so that the split, the cells and run.json all see the same machine.
+  const absent = new Set(experiment.models.filter(isAbsent).map((m) => m.source));
+  const share = shard ? await shareOf(experiment, planners, shard, absent) : undefined;
+  const info = { experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo() };
+  await store.writeRunInfo({ ...info, ...(share ? { shard: share } : {}) });
   const mine = share ? new Set(share.assigned) : undefined;
   const total = mine ? mine.size : experiment.models.length * planners.length * experiment.backends.length;
   const progress = new Progress(total, experiment.name, process.stderr, options.quiet);
   const results: CellResult[] = [...previous];
   const skipped: string[] = [];
+  // A shard's cells with no result and why, for merge (the unsharded run.json stays as it was).
+  const skippedCells: SkippedCell[] = [];
 
   for (const model of experiment.models) {
-    if (isAbsent(model)) {
+    if (absent.has(model.source)) {
       skipped.push(`${model.label}: ${model.source} is absent`);
       progress.note(`skipping ${model.label}: ${model.source} is absent.`);
-      for (const planner of planners) for (const backend of experiment.backends) if (!mine || mine.has(cellKey(model.source, planner.id, backendLabel(backend)))) progress.step(`${model.label} (absent)`);
+      for (const planner of planners) {
+        for (const backend of experiment.backends) {
+          const key = cellKey(model.source, planner.id, backendLabel(backend));
+          if (mine && !mine.has(key)) continue;
+          progress.step(`${model.label} (absent)`);
+          if (!done.has(key)) skippedCells.push({ cell: key, because: 'source-absent', source: model.source });
+        }
+      }
       continue;
     }
     let loaded: LoadedModel | undefined;
@@ -103,7 +129,9 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
         loaded ??= await loadModel(model.source, experiment);
         const limit = beyondLimit(planner, loaded.problem.records.length);
         if (limit !== undefined || (backend.kind !== 'plan-only' && loaded.graph === undefined)) {
-          skipped.push(`${model.label}: ${limit ?? `${label} runs networks; ${model.source} holds records only`}`);
+          const why = limit ?? `${label} runs networks; ${model.source} holds records only`;
+          skipped.push(`${model.label}: ${why}`);
+          skippedCells.push({ cell: key, because: 'not-applicable', note: why });
           progress.step(`${model.label} ${planner.id} (skipped)`);
           continue;
         }
@@ -150,6 +178,8 @@ export async function runExperiment(experiment: Experiment, options: RunOptions 
       }
     }
   }
+  // Only now is it known which of the shard's cells no machine like this one can run.
+  if (share) await store.writeRunInfo({ ...info, shard: { ...share, skipped: skippedCells } });
   return { dir: store.dir, results, skipped };
 }
 
@@ -228,14 +258,15 @@ function runCell(experiment: Experiment, source: string, label: string, planner:
 /**
  * This shard's cells and what `memplan merge` needs to check and order the shards: every
  * cell in the order an unsharded run runs them, costed by the planner's growth in the
- * model's records (models are loaded for it: zoo networks and traces load in milliseconds),
- * shared out by assignShards.
+ * model's records, shared out by assignShards. The cost comes from the experiment file
+ * alone, never from what this machine has: zoo networks and synthetic problems are the same
+ * everywhere (they load in milliseconds), and a file source counts as FILE_SOURCE_RECORDS
+ * without being read, so a trace present here and absent on another machine moves no cell.
  */
-async function shareOf(experiment: Experiment, planners: readonly Planner[], shard: ShardSpec): Promise<ShardInfo> {
+async function shareOf(experiment: Experiment, planners: readonly Planner[], shard: ShardSpec, absent: ReadonlySet<string>): Promise<ShardInfo> {
   const cells: ShareableCell[] = [];
   for (const model of experiment.models) {
-    const absent = isAbsent(model);
-    const records = absent ? 0 : (await loadModel(model.source, experiment)).problem.records.length;
+    const records = isFileSource(model.source) ? FILE_SOURCE_RECORDS : (await loadModel(model.source, experiment)).problem.records.length;
     for (const planner of planners) {
       for (const backend of experiment.backends) {
         const cost = expectedCost(records, planner.complexity, experiment.repetitions, experiment.timeLimitSeconds * 1000, backend.kind !== 'plan-only');
@@ -250,6 +281,7 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
     configHash: configHash({ ...experiment, file: undefined }),
     order: cells.map((c) => c.key),
     assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
+    absentSources: experiment.models.filter((m) => absent.has(m.source)).map((m) => m.source),
   };
 }
 
@@ -276,7 +308,11 @@ async function checkResumable(store: ResultStore, experiment: Experiment): Promi
 
 /** An optional model whose file is not there (zoo and synthetic sources always are): its cells are skipped. */
 function isAbsent(model: ModelEntry): boolean {
-  return model.optional && !/^(zoo|synthetic):/.test(model.source) && !existsSync(model.source);
+  return model.optional && isFileSource(model.source) && !existsSync(model.source);
+}
+
+function isFileSource(source: string): boolean {
+  return !/^(zoo|synthetic):/.test(source);
 }
 
 /** A sortable, file-name-safe id: the UTC time of the start. */

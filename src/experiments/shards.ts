@@ -51,6 +51,22 @@ export function chooseShard(option: string | undefined, countOption: number | un
   return undefined;
 }
 
+/**
+ * Refuses more shards than cells before anything runs: the extra shards would have nothing
+ * to do, and a count in the billions is a typo (it once meant minutes of splitting, or an
+ * array too large to make).
+ */
+export function checkShardCount(shard: ShardSpec, cells: number, file: string): void {
+  if (shard.count > cells) throw new ExperimentError(`shard ${shard.index}/${shard.count}: ${file} has ${cells} cell${cells === 1 ? '' : 's'}, so it splits into at most ${cells} shard${cells === 1 ? '' : 's'}.`);
+}
+
+/**
+ * The records a file source (a trace) is costed at when its cells are shared out. The file
+ * is not read for it: a split must come from the experiment file alone, the same on a
+ * machine that has the trace and on one that lacks it (an optional source).
+ */
+export const FILE_SOURCE_RECORDS = 1000;
+
 /** A cell to share out: its key and how long it is expected to take (any unit, the same for all). */
 export interface ShareableCell {
   readonly key: string;
@@ -65,19 +81,63 @@ export function stableHash(key: string): number {
 /**
  * The shard of every cell: the most expensive cells first (ties in stable-hash order), each
  * to the shard with the least expected work so far (ties: the lowest index). Deterministic:
- * every shard computes the same assignment from the same experiment.
+ * every shard computes the same assignment from the same experiment. The shards wait in a
+ * heap, so the split takes O(C log C) for C cells whatever the count; a shard above C - 1
+ * would never get a cell (a shard gets its first cell only once every lower one has one), so
+ * only min(count, C) shards are kept, and a huge count allocates nothing.
  */
 export function assignShards(cells: readonly ShareableCell[], count: number): number[] {
-  const order = cells.map((_, k) => k).sort((a, b) => cells[b].cost - cells[a].cost || stableHash(cells[a].key) - stableHash(cells[b].key) || (cells[a].key < cells[b].key ? -1 : 1));
-  const load = new Array<number>(count).fill(0);
+  // Hashes once per cell: a SHA-256 per comparison made large splits slow.
+  const hash = cells.map((c) => stableHash(c.key));
+  const order = cells.map((_, k) => k).sort((a, b) => cells[b].cost - cells[a].cost || hash[a] - hash[b] || (cells[a].key < cells[b].key ? -1 : 1));
+  const heap = new ShardHeap(Math.min(count, cells.length));
   const shard = new Array<number>(cells.length);
   for (const k of order) {
-    let best = 0;
-    for (let s = 1; s < count; s++) if (load[s] < load[best]) best = s;
+    const best = heap.lightest();
     shard[k] = best;
-    load[best] += cells[k].cost;
+    heap.add(best, cells[k].cost);
   }
   return shard;
+}
+
+/** Shards by (load, index), the lightest on top: the least loaded shard, ties to the lowest index. */
+class ShardHeap {
+  private readonly load: number[];
+  private readonly index: number[];
+
+  constructor(count: number) {
+    // All loads 0: indices in ascending order already form a heap.
+    this.load = new Array<number>(count).fill(0);
+    this.index = Array.from({ length: count }, (_, k) => k);
+  }
+
+  lightest(): number {
+    return this.index[0];
+  }
+
+  /** Adds `cost` to the top shard (the one `lightest` named) and sinks it to its place. */
+  add(shard: number, cost: number): void {
+    if (this.index[0] !== shard) throw new Error(`ShardHeap.add: shard ${shard} is not the lightest`);
+    this.load[0] += cost;
+    const size = this.index.length;
+    for (let at = 0; ; ) {
+      const left = 2 * at + 1;
+      if (left >= size) return;
+      const child = left + 1 < size && this.lighter(left + 1, left) ? left + 1 : left;
+      if (!this.lighter(child, at)) return;
+      this.swap(child, at);
+      at = child;
+    }
+  }
+
+  private lighter(a: number, b: number): boolean {
+    return this.load[a] < this.load[b] || (this.load[a] === this.load[b] && this.index[a] < this.index[b]);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.load[a], this.load[b]] = [this.load[b], this.load[a]];
+    [this.index[a], this.index[b]] = [this.index[b], this.index[a]];
+  }
 }
 
 /** Expected planning work of a cell, from the planner's growth in the records (searches: their time limit). */

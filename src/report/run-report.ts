@@ -29,7 +29,8 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   if (config === null || typeof config !== 'object' || typeof config.name !== 'string' || typeof config.report !== 'object' || config.report === null) {
     throw new ExperimentError(`${join(dir, 'run.json')}: holds no experiment configuration (config); the run folder is damaged.`);
   }
-  return { experiment: config, results: await store.read() };
+  // A cell twice (two runs wrote into the folder at once) is refused: a table would take one of them silently.
+  return { experiment: config, results: await store.readEachOnce() };
 }
 
 export function runTable(run: LoadedRun): PaperTable {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,4 +137,165 @@ describe('memplan run --shard and memplan merge', () => {
     const same = (await cells(shards[2])).map((c) => `${c.model} ${c.planner}`).sort();
     expect(mine).toEqual(same);
   }, 30_000);
+});
+
+/** A copy of the shards in `folder`, with `change` applied to shard i's run.json and results lines. */
+async function copyShards(
+  folder: string,
+  change: (i: number, info: { shard: { order: string[]; assigned: string[] } }, lines: string[]) => string[] | void = () => undefined,
+): Promise<string[]> {
+  const copies = shards.map((_, i) => join(dir, folder, `run-shard-${i}-of-4`));
+  for (const [i, shard] of shards.entries()) {
+    await mkdir(copies[i], { recursive: true });
+    const info = JSON.parse(await readFile(join(shard, 'run.json'), 'utf8'));
+    const lines = (await readFile(join(shard, 'results.jsonl'), 'utf8')).trim().split('\n');
+    const kept = change(i, info, lines) ?? lines;
+    await writeFile(join(copies[i], 'run.json'), JSON.stringify(info));
+    await writeFile(join(copies[i], 'results.jsonl'), `${kept.join('\n')}\n`);
+  }
+  return copies;
+}
+
+describe('memplan merge proves that the shards cover every cell exactly once', () => {
+  const printable = (key: string): string => key.split('\u0000').join(' / ');
+
+  it('refuses shards whose lists of cells differ', async () => {
+    const copies = await copyShards('disagree', (i, info) => {
+      if (i === 2) info.shard.order = info.shard.order.slice(1);
+    });
+    expect(userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'disagree-merged')))).toMatch(/^memplan: the shards disagree on the experiment's cells \(cell 1 is .+ in .+run-shard-2-of-4 and .+ in .+run-shard-0-of-4\); run every shard of the sweep with one memplan version and experiment file\.$/);
+  });
+
+  it('refuses a cell assigned to two shards, and one assigned to none (shards that split on what their machines had)', async () => {
+    let moved = '';
+    const twice = await copyShards('twice', (i, info) => {
+      if (i === 0) moved = info.shard.assigned[0];
+      if (i === 1) info.shard.assigned.push(moved);
+    });
+    expect(userErrorLine(await memplan('merge', ...twice, '--to', join(dir, 'twice-merged')))).toBe(`memplan: cells assigned to two shards: ${printable(moved)} (shards 0 and 1); the shards split the cells differently, so run them again with one memplan version.`);
+    let dropped = '';
+    const none = await copyShards('none', (i, info, lines) => {
+      if (i !== 3) return undefined;
+      dropped = info.shard.assigned.shift() as string;
+      const [model, planner] = dropped.split('\u0000');
+      return lines.filter((l) => !(JSON.parse(l).model === model && JSON.parse(l).planner === planner));
+    });
+    expect(userErrorLine(await memplan('merge', ...none, '--to', join(dir, 'none-merged')))).toBe(`memplan: cells assigned to no shard: ${printable(dropped)}; the shards split the cells differently, so run them again with one memplan version.`);
+    expect(await readdir(dir)).not.toContain('none-merged');
+  });
+
+  it('refuses a shard whose results.jsonl holds a cell twice, naming the cell and the folder', async () => {
+    let cell = '';
+    const copies = await copyShards('doubled', (i, _info, lines) => {
+      if (i !== 1) return undefined;
+      const first = JSON.parse(lines[0]);
+      cell = `${first.model} / ${first.planner} / ${first.backend}`;
+      return [...lines, lines[0]];
+    });
+    const line = userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'doubled-merged')));
+    const lineCount = (await readFile(join(copies[1], 'results.jsonl'), 'utf8')).trim().split('\n').length;
+    expect(line).toBe(`memplan: ${copies[1]} holds the cell ${cell} twice (results.jsonl lines 1 and ${lineCount}): two runs wrote into it at once, so run the experiment again into a new folder.`);
+  });
+});
+
+/**
+ * An optional source (a trace file) that one machine has and another lacks: the split must
+ * not move, and merge must not lose the cells of the machine that lacked it.
+ */
+describe('memplan merge with an optional source absent on some machines', () => {
+  let base = '';
+  let trace = '';
+  let file = '';
+  const runs: Record<string, string> = {};
+  const traceText = 'id,lower,upper,size\na,0,2,64\nb,1,3,32\nc,2,4,128\nd,3,5,16\ne,0,5,8\n';
+  const optional = {
+    name: 'optional',
+    title: 'Optional trace',
+    approach: 'offsets',
+    models: [
+      { source: 'zoo:blazeface', label: 'BlazeFace' },
+      { source: 'synthetic:chain?n=20&seed=1', label: 'chain' },
+      { source: 'traces/t.csv', label: 'trace', optional: true },
+    ],
+    planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'],
+    repetitions: 1,
+  };
+  const shardInfo = async (run: string) => JSON.parse(await readFile(join(run, 'run.json'), 'utf8')).shard as { order: string[]; assigned: string[]; absentSources: string[]; skipped: { cell: string; because: string }[] };
+  const run = async (name: string, shard: string, ...extra: string[]): Promise<void> => {
+    const done = await memplan('run', file, '--out', join(base, name), '--shard', shard, ...extra);
+    expect(done.status, done.stderr).toBe(0);
+    runs[`${name} ${shard}`] = lastLine(done.stdout);
+  };
+
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'memplan-optional-'));
+    trace = join(base, 'traces', 't.csv');
+    file = join(base, 'optional.json');
+    await writeFile(file, JSON.stringify(optional));
+    await mkdir(join(base, 'traces'));
+    // Machines that have the trace: shard 0 of sweep "half", shard 1 of sweep "full".
+    await writeFile(trace, traceText);
+    await Promise.all([run('half', '0/2'), run('full', '1/2')]);
+    // Machines that lack it: shard 1 of "half", both shards of "nowhere".
+    await unlink(trace);
+    await Promise.all([run('half', '1/2'), run('nowhere', '0/2'), run('nowhere', '1/2')]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('splits the cells the same on a machine with the trace and on one without', async () => {
+    const [having, lacking] = await Promise.all([shardInfo(runs['full 1/2']), shardInfo(runs['half 1/2'])]);
+    expect(lacking.order).toEqual(having.order);
+    expect(lacking.assigned).toEqual(having.assigned);
+    expect(having.order).toHaveLength(9);
+    // The case this sweep tests: each shard owns some of the trace's cells.
+    const [zero, one] = await Promise.all([shardInfo(runs['half 0/2']), shardInfo(runs['half 1/2'])]);
+    expect(zero.assigned.filter((k) => k.startsWith(trace)).length).toBeGreaterThan(0);
+    expect(one.assigned.filter((k) => k.startsWith(trace)).length).toBeGreaterThan(0);
+    // The shard that lacked it says so, and which of its cells it skipped for it.
+    expect(one.absentSources).toEqual([trace]);
+    expect(one.skipped.map((s) => s.cell).sort()).toEqual(one.assigned.filter((k) => k.startsWith(trace)).sort());
+    expect(one.skipped.every((s) => s.because === 'source-absent')).toBe(true);
+    expect(zero.absentSources).toEqual([]);
+    expect(zero.skipped).toEqual([]);
+  });
+
+  it('refuses to merge when the trace was on one machine and not the other, naming the cells and the shard to run again', async () => {
+    const to = join(base, 'half-merged');
+    const line = userErrorLine(await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to));
+    const lacking = (await shardInfo(runs['half 1/2'])).skipped.map((s) => s.cell.split('\u0000').join(' / '));
+    expect(line).toBe(`memplan: ${trace} was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`);
+    expect(existsSync(to)).toBe(false);
+  });
+
+  it('merges once that shard ran again where the trace is: all 9 cells', async () => {
+    await writeFile(trace, traceText);
+    try {
+      const again = await memplan('run', file, '--out', join(base, 'half'), '--shard', '1/2', '--resume');
+      expect(again.status, again.stderr).toBe(0);
+      expect(lastLine(again.stdout)).toBe(runs['half 1/2']);
+    } finally {
+      await unlink(trace);
+    }
+    const to = join(base, 'half-merged-again');
+    const merged = await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stderr).toBe('memplan: merged 2 shards, 9 cells\n');
+    expect(await cells(to)).toHaveLength(9);
+    expect(JSON.parse(await readFile(join(to, 'run.json'), 'utf8')).skipped).toBeUndefined();
+  }, 60_000);
+
+  it('merges when no machine had the trace, saying in run.json which cells were skipped and why', async () => {
+    const to = join(base, 'nowhere-merged');
+    const merged = await memplan('merge', runs['nowhere 0/2'], runs['nowhere 1/2'], '--to', to);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stderr).toBe('memplan: merged 2 shards, 6 cells; 3 skipped on every machine (why: the skipped list in its run.json)\n');
+    expect((await cells(to)).map((c) => c.model).includes(trace)).toBe(false);
+    const info = JSON.parse(await readFile(join(to, 'run.json'), 'utf8'));
+    expect(info.skipped).toEqual(optional.planners.map((planner) => ({ model: trace, planner, backend: 'plan-only', why: `${trace} is absent on every shard's machine` })));
+    const report = await memplan('report', to);
+    expect(report.status, report.stderr).toBe(0);
+  }, 60_000);
 });

@@ -24,6 +24,9 @@ beforeAll(async () => {
   await folder('unknown-study', '{"study": "no-such-study"}');
   const config = { name: 'x', title: 'X', approach: 'offsets', models: [], planners: [], report: {} };
   await folder('damaged-results', JSON.stringify({ config }), '{"cell": 1}\nnot json\n{"cell": 2}\n');
+  // Two runs that wrote into one folder at once: the same cell on lines 1 and 3.
+  const cell = (planner: string): string => `${JSON.stringify({ model: 'zoo:blazeface', planner, backend: 'plan-only' })}\n`;
+  await folder('doubled', JSON.stringify({ config }), `${cell('offsets/naive')}${cell('offsets/greedy-by-size')}${cell('offsets/naive')}`);
 });
 
 afterAll(async () => {
@@ -44,6 +47,13 @@ describe('memplan report on a folder that is not a run', () => {
     expect(userErrorLine(torn)).toMatch(new RegExp(`^memplan: ${join(dir, 'torn', 'run.json')}: not valid JSON \\(.+\\); the run folder is damaged\\.$`));
     expect(userErrorLine(noConfig)).toBe(`memplan: ${join(dir, 'no-config', 'run.json')}: holds no experiment configuration (config); the run folder is damaged.`);
     expect(userErrorLine(damaged)).toMatch(new RegExp(`^memplan: ${join(dir, 'damaged-results', 'results.jsonl')}:2: not a JSON line`));
+  });
+
+  it('refuses a folder whose results.jsonl holds a cell twice, naming the cell and the folder', async () => {
+    const folder = join(dir, 'doubled');
+    expect(userErrorLine(await memplan('report', folder))).toBe(
+      `memplan: ${folder} holds the cell zoo:blazeface / offsets/naive / plan-only twice (results.jsonl lines 1 and 3): two runs wrote into it at once, so run the experiment again into a new folder.`,
+    );
   });
 
   it('names the studies it knows when a run folder names another', async () => {

@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExperimentError, loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
 import type { CellResult } from '../../src/experiments/result.ts';
 import { runExperiment } from '../../src/experiments/runner.ts';
+import { lockRun } from '../../src/experiments/run-lock.ts';
 
 let dir = '';
 beforeAll(async () => {
@@ -131,5 +133,55 @@ describe('the runner', () => {
       expect(r.valid).toBe(true);
       expect(r.plannerTitle).toBe('First Fit (example)');
     }
+  });
+
+  it('refuses more shards than cells before it makes a folder', async () => {
+    const root = join(dir, 'too-many');
+    await expect(runExperiment(experiment(), { root, quiet: true, shard: { index: 0, count: 5_000_000_000 } })).rejects.toThrow(
+      `shard 0/5000000000: ${join(dir, 'small.json')} has 6 cells, so it splits into at most 6 shards.`,
+    );
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('writes nothing into a folder another writer holds, and holds its own only while it runs', async () => {
+    const root = join(dir, 'held');
+    const first = await runExperiment(experiment(), { root, quiet: true });
+    expect(await readdir(first.dir)).not.toContain('run.lock');
+    const before = await readFile(join(first.dir, 'results.jsonl'), 'utf8');
+    const other = await lockRun(first.dir);
+    try {
+      await expect(runExperiment(experiment({ planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order', 'offsets/greedy-by-breadth'] }), { root, resume: true, quiet: true })).rejects.toThrow(
+        new ExperimentError(`${first.dir} is being written by memplan pid ${process.pid} (since ${JSON.parse(await readFile(other.path, 'utf8')).started}); wait for it to end or stop it, then try again.`),
+      );
+    } finally {
+      await other.release();
+    }
+    expect(await readFile(join(first.dir, 'results.jsonl'), 'utf8')).toBe(before);
+    // A run that fails lets go of its folder too.
+    await expect(runExperiment(experiment({ approach: 'shared-objects', planners: ['offsets/greedy-by-size'] }), { root, resume: true, quiet: true })).rejects.toThrow(ExperimentError);
+    expect(await readdir(first.dir)).not.toContain('run.lock');
+  });
+
+  it('splits a shard from the experiment file alone: a trace present or absent moves no cell, and the shard says what it skipped', async () => {
+    const trace = join(dir, 'shard-trace.csv');
+    const sweep = experiment({ models: [{ source: 'zoo:blazeface' }, { source: 'synthetic:chain?n=50&seed=2' }, { source: trace, optional: true }] });
+    const shardOf = async (run: string) => JSON.parse(await readFile(join(run, 'run.json'), 'utf8')).shard;
+    await writeFile(trace, 'id,lower,upper,size\na,0,2,64\nb,1,3,32\n');
+    const having = await shardOf((await runExperiment(sweep, { root: join(dir, 'trace-here'), quiet: true, shard: { index: 1, count: 2 } })).dir);
+    await unlink(trace);
+    const lacking = await shardOf((await runExperiment(sweep, { root: join(dir, 'trace-gone'), quiet: true, shard: { index: 1, count: 2 } })).dir);
+    expect(lacking.order).toEqual(having.order);
+    expect(lacking.assigned).toEqual(having.assigned);
+    expect(having).toMatchObject({ absentSources: [], skipped: [] });
+    const mine = having.assigned.filter((key: string) => key.startsWith(trace));
+    expect(mine.length).toBeGreaterThan(0);
+    expect(lacking.absentSources).toEqual([trace]);
+    expect(lacking.skipped).toEqual(mine.map((cell: string) => ({ cell, because: 'source-absent', source: trace })));
+  });
+
+  it('records a shard\'s cells beyond a planner\'s size limit as not applicable', async () => {
+    const outcome = await runExperiment(experiment({ models: [{ source: 'synthetic:dag?n=1200' }], planners: ['shared-objects/min-cost-flow', 'offsets/greedy-by-size'] }), { root: join(dir, 'limit'), quiet: true, shard: { index: 0, count: 1 } });
+    const shard = JSON.parse(await readFile(join(outcome.dir, 'run.json'), 'utf8')).shard;
+    expect(shard.skipped).toEqual([{ cell: 'synthetic:dag?n=1200\u0000shared-objects/min-cost-flow\u0000plan-only', because: 'not-applicable', note: expect.stringMatching(/min-cost-flow plans at most 1000 records/) }]);
   });
 });

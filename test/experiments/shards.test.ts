@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExperimentError } from '../../src/experiments/config.ts';
-import { assignShards, chooseShard, configHash, expectedCost, parseShard, stableHash } from '../../src/experiments/shards.ts';
+import { assignShards, checkShardCount, chooseShard, configHash, expectedCost, parseShard, stableHash, type ShareableCell } from '../../src/experiments/shards.ts';
 
 describe('parseShard', () => {
   it('reads I/N with 0 <= I < N', () => {
@@ -81,11 +81,55 @@ describe('assignShards', () => {
     );
   });
 
+  it('gives the split of the plain rule (scan every shard for the least loaded, ties to the lowest index)', () => {
+    // The rule as it was written first, a scan per cell: the heap must not change any split.
+    const scan = (list: readonly ShareableCell[], count: number): number[] => {
+      const order = list.map((_, k) => k).sort((a, b) => list[b].cost - list[a].cost || stableHash(list[a].key) - stableHash(list[b].key) || (list[a].key < list[b].key ? -1 : 1));
+      const load = new Array<number>(count).fill(0);
+      const shard = new Array<number>(list.length);
+      for (const k of order) {
+        let best = 0;
+        for (let s = 1; s < count; s++) if (load[s] < load[best]) best = s;
+        shard[k] = best;
+        load[best] += list[k].cost;
+      }
+      return shard;
+    };
+    fc.assert(
+      fc.property(cells, fc.integer({ min: 1, max: 70 }), (list, count) => {
+        expect(assignShards(list, count)).toEqual(scan(list, count));
+      }),
+    );
+  });
+
+  it('uses no shard above the number of cells, so a huge count costs nothing', () => {
+    const list = Array.from({ length: 5 }, (_, k) => ({ key: `cell ${k}`, cost: k % 2 }));
+    expect(assignShards(list, 5_000_000_000)).toEqual(assignShards(list, 5));
+    expect(new Set(assignShards(list, 5_000_000_000)).size).toBeLessThanOrEqual(5);
+  });
+
+  it('splits 100 000 cells over 50 000 shards in well under a second (a scan per cell took minutes)', () => {
+    const list = Array.from({ length: 100_000 }, (_, k) => ({ key: `cell ${k}`, cost: (k * 7919) % 1000 }));
+    const started = performance.now();
+    const shard = assignShards(list, 50_000);
+    // Generous for a shared machine; the old scan did 5e9 steps here.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(new Set(shard).size).toBe(50_000);
+  });
+
   it('spreads cells of equal cost evenly', () => {
     const list = Array.from({ length: 10 }, (_, k) => ({ key: `cell ${k}`, cost: 1 }));
     const load = new Array<number>(4).fill(0);
     for (const s of assignShards(list, 4)) load[s]++;
     expect(load.sort()).toEqual([2, 2, 3, 3]);
+  });
+});
+
+describe('checkShardCount', () => {
+  it('refuses more shards than cells in one sentence naming the number of cells', () => {
+    expect(() => checkShardCount({ index: 1, count: 10 }, 10, 'x.json')).not.toThrow();
+    expect(() => checkShardCount({ index: 1, count: 99_999_999 }, 9, 'x.json')).toThrow(new ExperimentError('shard 1/99999999: x.json has 9 cells, so it splits into at most 9 shards.'));
+    expect(() => checkShardCount({ index: 0, count: 2 }, 1, 'x.json')).toThrow('x.json has 1 cell, so it splits into at most 1 shard.');
   });
 });
 

@@ -15,8 +15,9 @@ export function registerMerge(cli: Argv): Argv {
         .positional('runs', { type: 'string', array: true, demandOption: true, describe: "the shards' run folders: results/<experiment>/<run-id>-shard-I-of-N" })
         .option('to', { type: 'string', describe: 'the merged run folder (default: beside the shards, <run-id>-merged)' }) as unknown as Argv<MergeArgs>,
     async (args) => {
-      const { dir, cells } = await mergeShards(args.runs, args.to);
-      process.stderr.write(`memplan: merged ${args.runs.length} shards, ${cells} cells\n`);
+      const { dir, cells, skipped } = await mergeShards(args.runs, args.to);
+      const note = skipped > 0 ? `; ${skipped} skipped on every machine (why: the skipped list in its run.json)` : '';
+      process.stderr.write(`memplan: merged ${args.runs.length} shards, ${cells} cells${note}\n`);
       process.stdout.write(`${dir}\n`);
     },
   );
