@@ -4,7 +4,7 @@ import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
 import { BackendError } from '../backends/backend-error.ts';
 import { ExperimentError } from '../experiments/config.ts';
-import { InvalidPlanError } from '../experiments/runner.ts';
+import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { InputError } from '../io/input-error.ts';
 import { ZooError } from '../models/zoo.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';

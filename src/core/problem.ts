@@ -1,3 +1,4 @@
+import { alignUp } from './alignment.ts';
 import { RECORD_KINDS, type TensorUsageRecord } from './records.ts';
 
 /**
@@ -52,6 +53,10 @@ export function makeProblem(
     checkKind(record, where);
     lastOperator = Math.max(lastOperator, record.last);
   });
+  const past = recordPastTotal(records);
+  if (past !== undefined) {
+    throw new InvalidProblemError(`problem ${JSON.stringify(name)}: record ${past} (id ${JSON.stringify(records[past].id)}) brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
+  }
   const count = operatorCount ?? lastOperator + 1;
   if (!Number.isSafeInteger(count) || count <= lastOperator) {
     throw new InvalidProblemError(`operator count ${count} is too small: a record uses operator ${lastOperator}.`);
@@ -77,6 +82,22 @@ function checkKind(record: TensorUsageRecord, where: string): void {
   if (record.kind === 'intermediate' && record.first !== record.last) {
     throw new InvalidProblemError(`${where} is an intermediate over operators ${record.first}-${record.last}; an intermediate lives inside one layer.`);
   }
+}
+
+/**
+ * The index of the record whose size, added to those before it (each rounded up to
+ * `alignment`), takes the sum past 2^53 - 1; undefined when the sum stays below 2^53.
+ * No plan needs more than that sum, so below it every offset, end and footprint is an
+ * exact integer; past it the planners' arithmetic rounds and no plan can be trusted. The
+ * running sum of non-negative doubles never falls back, so the first excess is found.
+ */
+export function recordPastTotal(records: readonly TensorUsageRecord[], alignment = 1): number | undefined {
+  let total = 0;
+  for (let index = 0; index < records.length; index++) {
+    total += alignUp(records[index].size, alignment);
+    if (total > Number.MAX_SAFE_INTEGER) return index;
+  }
+  return undefined;
 }
 
 /** Sum of all record sizes: the footprint when nothing is shared. */

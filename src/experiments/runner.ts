@@ -9,6 +9,7 @@ import { graphToProblem } from '../graph/lifetimes.ts';
 import { loadSource } from '../io/source.ts';
 import { executeGraph, type PeerReport } from '../backends/execute.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
+import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
 import { ExperimentError, type BackendSpec, type Experiment, type ModelEntry } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
@@ -39,13 +40,6 @@ export interface RunOutcome {
   readonly skipped: readonly string[];
 }
 
-/** A plan that failed verification: a planner bug, never a result. */
-export class InvalidPlanError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InvalidPlanError';
-  }
-}
 
 /**
  * Runs every (model, planner, backend) cell of an experiment: plans through the verifier,

@@ -9,7 +9,7 @@ import type { Planner } from '../planners/planner.ts';
 import type { Experiment } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
-import { InvalidPlanError } from './runner.ts';
+import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 
 /**
  * How much a strategy's footprint moves with the order of equal keys. Each draw shuffles

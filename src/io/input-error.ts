@@ -8,15 +8,30 @@ export class InputError extends Error {
     readonly line: number | undefined,
     readonly problem: string,
   ) {
-    super(`${file}${line === undefined ? '' : `:${line}`}: ${problem}`);
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${printable(problem)}`);
     this.name = 'InputError';
   }
+}
+
+/**
+ * Text from a user's file as an error quotes it, on one line: a name read from a corrupt
+ * model may hold line breaks, NULs or terminal escapes, which are written as \xNN (\uNNNN
+ * for the Unicode line separators). Printable text is returned as it is.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
 }
 
 /** Parses a whole decimal number, or says why it is not one. */
 export function parseWholeNumber(text: string, what: string, fail: (problem: string) => never): number {
   const trimmed = text.trim();
   if (!/^[+-]?\d+$/.test(trimmed)) fail(`${what} "${text}" is not a whole number.`);
+  // Number('-0') is -0, which passes every `< 0` test and prints as 0: refuse the sign
+  // rather than read a value other than the one written.
+  if (/^-0+$/.test(trimmed)) fail(`${what} ${trimmed} is a negative zero; write 0.`);
   const value = Number(trimmed);
   if (!Number.isSafeInteger(value)) fail(`${what} ${trimmed} is over 2^53 - 1, the largest exact number here.`);
   return value;

@@ -21,6 +21,15 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** What the value being read is: the records' container, the records array, or anything else. */
+type Role = 'records-root' | 'records' | 'other';
+
+/** An open object or array, and the role of the value it is. */
+interface Frame {
+  readonly kind: '{' | '[';
+  readonly role: Role;
+}
+
 export function scanJson(text: string): JsonPositions {
   let at = 0;
   const elementLines: number[] = [];
@@ -70,68 +79,75 @@ export function scanJson(text: string): JsonPositions {
     return JSON.parse(text.slice(start, at)) as string;
   };
 
-  const value = (role: 'records-root' | 'records' | 'other'): void => {
-    skipSpace();
-    const c = text[at];
-    if (c === '{') {
-      at++;
-      skipSpace();
-      if (text[at] === '}') {
-        at++;
-        return;
-      }
-      for (;;) {
-        skipSpace();
-        const keyLine = lineAt(at);
-        const key = string();
-        if (role === 'records-root') keyLines.set(key, keyLine);
-        expect(':');
-        value(role === 'records-root' && key === 'records' ? 'records' : 'other');
-        skipSpace();
-        if (text[at] === ',') {
-          at++;
-          continue;
-        }
-        if (text[at] === '}') {
-          at++;
-          return;
-        }
-        fail(`expected "," or "}" but found ${describe()}`);
-      }
-    }
-    if (c === '[') {
-      at++;
-      skipSpace();
-      if (text[at] === ']') {
-        at++;
-        return;
-      }
-      for (;;) {
-        skipSpace();
-        if (role !== 'other') elementLines.push(lineAt(at));
-        value('other');
-        skipSpace();
-        if (text[at] === ',') {
-          at++;
-          continue;
-        }
-        if (text[at] === ']') {
-          at++;
-          return;
-        }
-        fail(`expected "," or "]" but found ${describe()}`);
-      }
-    }
-    if (c === '"') {
-      string();
-      return;
-    }
-    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 400));
-    if (literal === null) fail(`unexpected ${describe()}`);
-    at += (literal as RegExpExecArray)[0].length;
+  const literal = (): void => {
+    const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(at, at + 400));
+    if (match === null) fail(at >= text.length ? 'the file ends where a value should be (was it cut off?)' : `unexpected ${describe()}`);
+    at += (match as RegExpExecArray)[0].length;
   };
 
-  value('records-root');
+  // The key of an object member, up to its ':'; returns the role of the member's value.
+  const member = (frame: Frame): Role => {
+    skipSpace();
+    const keyLine = lineAt(at);
+    const key = string();
+    if (frame.role === 'records-root') {
+      keyLines.set(key, keyLine);
+      // JSON.parse keeps the last of repeated keys: so do the lines of its elements.
+      if (key === 'records') elementLines.length = 0;
+    }
+    expect(':');
+    return frame.role === 'records-root' && key === 'records' ? 'records' : 'other';
+  };
+  // The start of an array element; returns its role.
+  const element = (frame: Frame): Role => {
+    skipSpace();
+    if (frame.role !== 'other') elementLines.push(lineAt(at));
+    return 'other';
+  };
+
+  // A loop over an explicit stack of open containers, not recursion: a file of 200,000
+  // nested brackets must get a sentence, not overflow the call stack.
+  const open: Frame[] = [];
+  let role: Role = 'records-root';
+  for (;;) {
+    skipSpace();
+    const c = text[at];
+    if (c === '{' || c === '[') {
+      at++;
+      skipSpace();
+      if (text[at] === (c === '{' ? '}' : ']')) {
+        at++;
+      } else {
+        const frame: Frame = { kind: c, role };
+        open.push(frame);
+        role = c === '{' ? member(frame) : element(frame);
+        continue;
+      }
+    } else if (c === '"') {
+      string();
+    } else {
+      literal();
+    }
+    // A value has ended: close the containers it ends, or go on to the next member.
+    let next: Role | undefined;
+    while (next === undefined && open.length > 0) {
+      const frame = open[open.length - 1];
+      const close = frame.kind === '{' ? '}' : ']';
+      skipSpace();
+      if (text[at] === ',') {
+        at++;
+        next = frame.kind === '{' ? member(frame) : element(frame);
+      } else if (text[at] === close) {
+        at++;
+        open.pop();
+      } else {
+        fail(`expected "," or "${close}" but found ${describe()}`);
+      }
+    }
+    if (next === undefined) break;
+    role = next;
+  }
+
   skipSpace();
   if (at < text.length) fail(`unexpected ${describe()} after the end of the data`);
   return { elementLines, keyLines };

@@ -36,6 +36,12 @@ const metadata = (pid: number, tid: number | undefined, kind: 'process_name' | '
 });
 
 /**
+ * The most operator steps a plan trace draws: it holds two counter samples per step, and
+ * 10^6 steps already make a file of about 150 MB.
+ */
+export const MAX_PLAN_TRACE_STEPS = 1_000_000;
+
+/**
  * A verified plan as a trace: operator step k is microsecond k; every tensor a slice over
  * its lifetime on the track of its shared object (shared objects) or of its offset
  * (offsets: tensors placed at the same offset never live at once, so a track never holds

@@ -11,8 +11,13 @@ const COLUMNS = ['id', 'lower', 'upper', 'size'] as const;
  * last = upper - 1.
  */
 export function parseRecordsCsv(text: string, file: string): Problem {
-  const lines = text.split('\n').map((line) => line.replace(/\r$/, ''));
+  const rawLines = text.split('\n');
+  const lines = rawLines.map((line) => line.replace(/\r$/, ''));
   while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
+  // A file cut off in transfer ends without a line end; so do files from editors that omit
+  // the last one. A line end (or a CR whose LF was cut) proves the last field complete.
+  const lastIndex = lines.length - 1;
+  const lastLineEnded = lastIndex < rawLines.length - 1 || rawLines[lastIndex]?.endsWith('\r') === true;
   if (lines.length === 0) throw new InputError(file, undefined, 'the file is empty; expected a header "id,lower,upper,size" and one line per buffer.');
   const header = lines[0].split(',').map((name) => name.trim().toLowerCase());
   const column: Record<(typeof COLUMNS)[number], number> = { id: -1, lower: -1, upper: -1, size: -1 };
@@ -26,7 +31,9 @@ export function parseRecordsCsv(text: string, file: string): Problem {
 
   const records: TensorUsageRecord[] = [];
   const lineOfId = new Map<string, number>();
+  const readColumns = new Map<number, string>(COLUMNS.map((name) => [column[name], name]));
   let operatorCount = 0;
+  let total = 0;
   for (let index = 1; index < lines.length; index++) {
     const line = index + 1;
     const fail = (problem: string): never => {
@@ -34,6 +41,7 @@ export function parseRecordsCsv(text: string, file: string): Problem {
     };
     const fields = lines[index].split(',');
     if (lines[index].trim() === '') fail('the line is blank.');
+    if (index === lastIndex && !lastLineEnded) checkUnendedLine(fields, header.length, readColumns, fail);
     if (fields.length < header.length) fail(`the line has ${fields.length} fields; the header has ${header.length}.`);
     const id = fields[column.id].trim();
     if (id === '') fail('the id is empty.');
@@ -43,6 +51,9 @@ export function parseRecordsCsv(text: string, file: string): Problem {
     if (lower < 0) fail(`lower ${lower} is negative.`);
     if (upper <= lower) fail(`upper ${upper} is not after lower ${lower}; lifetimes are half-open [lower, upper).`);
     if (size < 0) fail(`size ${size} is negative.`);
+    // Every plan fits in the sum of the sizes; past 2^53 its offsets would be rounded.
+    total += size;
+    if (total > Number.MAX_SAFE_INTEGER) fail(`size ${size} brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
     const earlier = lineOfId.get(id);
     if (earlier !== undefined) fail(`id "${id}" was already used on line ${earlier}.`);
     lineOfId.set(id, line);
@@ -50,6 +61,23 @@ export function parseRecordsCsv(text: string, file: string): Problem {
     operatorCount = Math.max(operatorCount, upper);
   }
   return makeProblem(baseName(file), records, operatorCount);
+}
+
+/**
+ * The last line of a file that ends without a line end may have been cut off. That shows
+ * when fields are missing; a cut inside the last field cannot be seen (`20` cut to `2` is
+ * still a number), so a last field that is read (id, lower, upper, size) is refused rather
+ * than read with a value that may be short. A last field that is not read (an `offset`
+ * column after the size, as in idealloc's files) changes nothing when cut.
+ */
+function checkUnendedLine(fields: readonly string[], headerLength: number, readColumns: ReadonlyMap<number, string>, fail: (problem: string) => never): void {
+  if (fields.length < headerLength) {
+    fail(`the last line has ${fields.length} fields, the header ${headerLength}, and no line end: the file looks cut off.`);
+  }
+  const lastName = readColumns.get(fields.length - 1);
+  if (lastName !== undefined) {
+    fail(`the last line has no line end, so its ${lastName} "${fields[fields.length - 1].trim()}" may be cut off; if the file is complete, end it with a line break.`);
+  }
 }
 
 export function baseName(file: string): string {

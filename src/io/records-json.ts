@@ -26,7 +26,7 @@ export function parseRecordsJson(text: string, file: string): Problem {
     const wrapper = data as { records?: unknown; operatorCount?: unknown };
     list = wrapper.records;
     if (wrapper.operatorCount !== undefined) {
-      if (typeof wrapper.operatorCount !== 'number' || !Number.isSafeInteger(wrapper.operatorCount) || wrapper.operatorCount < 0) {
+      if (typeof wrapper.operatorCount !== 'number' || !Number.isSafeInteger(wrapper.operatorCount) || wrapper.operatorCount < 0 || Object.is(wrapper.operatorCount, -0)) {
         throw new InputError(file, operatorCountLine, `"operatorCount" must be a whole number >= 0.`);
       }
       operatorCount = wrapper.operatorCount;
@@ -38,6 +38,7 @@ export function parseRecordsJson(text: string, file: string): Problem {
   const lines = positions.elementLines;
   const records: TensorUsageRecord[] = [];
   const seen = new Map<string, number>();
+  let total = 0;
   list.forEach((item, index) => {
     const line = lines[index];
     const fail = (problem: string): never => {
@@ -49,7 +50,9 @@ export function parseRecordsJson(text: string, file: string): Problem {
     if (typeof entry.id !== 'string' && typeof entry.id !== 'number') fail('"id" must be a string or a number.');
     const number = (key: string): number => {
       const value = entry[key];
-      if (typeof value !== 'number') fail(`"${key}" must be a JSON number, not ${JSON.stringify(value)}.`);
+      if (typeof value !== 'number') fail(`"${key}" must be a JSON number, not ${describeJson(value)}.`);
+      // JSON.parse reads -0 as -0, which String() prints as "0": the sign would be lost.
+      if (Object.is(value, -0)) fail(`"${key}" -0 is a negative zero; write 0.`);
       return parseWholeNumber(String(value), `"${key}"`, fail);
     };
     const id = String(entry.id);
@@ -58,6 +61,9 @@ export function parseRecordsJson(text: string, file: string): Problem {
     const first = number('first');
     const last = number('last');
     if (size < 0) fail(`"size" ${size} is negative.`);
+    // Every plan fits in the sum of the sizes; past 2^53 its offsets would be rounded.
+    total += size;
+    if (total > Number.MAX_SAFE_INTEGER) fail(`"size" ${size} brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
     if (first < 0) fail(`"first" ${first} is negative.`);
     if (last < first) fail(`"last" ${last} is before "first" ${first}; intervals are closed [first, last].`);
     const earlier = seen.get(id);
@@ -71,4 +77,16 @@ export function parseRecordsJson(text: string, file: string): Problem {
     throw new InputError(file, operatorCountLine, `"operatorCount" ${operatorCount} is too small: a record uses operator ${lastOperator}.`);
   }
   return makeProblem(baseName(file), records, operatorCount);
+}
+
+/**
+ * A value as an error names it: short, and without JSON.stringify, which recurses (a
+ * value nested 10,000 deep overflows the stack) and may print megabytes.
+ */
+function describeJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return value.length > 40 ? `${JSON.stringify(value.slice(0, 40))}...` : JSON.stringify(value);
+  return String(value);
 }

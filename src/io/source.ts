@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import type { Problem } from '../core/problem.ts';
+import { InvalidProblemError, type Problem } from '../core/problem.ts';
 import { PLANTED_FAMILIES, PLANTED_GRAIN, PLANTED_HEIGHT, plantedProblem, type PlantedFamily } from '../core/planted.ts';
 import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
-import type { Graph } from '../graph/ir.ts';
+import { GraphError, type Graph } from '../graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
 import { buildZooModel } from '../models/zoo.ts';
-import { InputError } from './input-error.ts';
+import { InputError, printable } from './input-error.ts';
 import { readOnnx } from './onnx/read-onnx.ts';
+import { decodeRecordText } from './record-text.ts';
 import { parseRecordsCsv } from './records-csv.ts';
 import { parseRecordsJson } from './records-json.ts';
 import { readTflite } from './tflite/read-tflite.ts';
@@ -69,8 +70,7 @@ export async function loadSource(source: string, options: SourceOptions = {}): P
   }
   if (source.startsWith('zoo:')) return { kind: 'graph', graph: buildZooModel(source) };
   if (source.startsWith('synthetic:')) return { kind: 'records', problem: syntheticProblem(source) };
-  const extension = /\.([^./\\]+)$/.exec(source)?.[1]?.toLowerCase();
-  if (extension === undefined || !['csv', 'json', 'tflite', 'onnx'].includes(extension)) {
+  if (fileKind(source) === undefined) {
     throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
   }
   let bytes: Buffer;
@@ -80,20 +80,63 @@ export async function loadSource(source: string, options: SourceOptions = {}): P
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(source, undefined, code === 'ENOENT' ? 'no such file.' : `cannot be read (${code ?? String(error)}).`);
   }
-  switch (extension) {
-    case 'csv':
-      return { kind: 'records', problem: parseRecordsCsv(bytes.toString('utf8'), source) };
-    case 'json':
-      return { kind: 'records', problem: parseRecordsJson(bytes.toString('utf8'), source) };
-    case 'tflite':
-      return { kind: 'graph', graph: readTflite(new Uint8Array(bytes), source, options) };
-    default:
-      return { kind: 'graph', graph: readOnnx(new Uint8Array(bytes), source, options) };
+  return readSourceBytes(bytes, source, options);
+}
+
+/** The reader a file name asks for, from its extension in any case. */
+function fileKind(source: string): 'csv' | 'json' | 'tflite' | 'onnx' | undefined {
+  const extension = /\.([^./\\]+)$/.exec(source)?.[1]?.toLowerCase();
+  return extension === 'csv' || extension === 'json' || extension === 'tflite' || extension === 'onnx' ? extension : undefined;
+}
+
+/**
+ * A source file's bytes as what the pipeline plans, read by the reader its extension
+ * names: loadSource once the file is read (the readers' fuzz test comes in here, in
+ * process). Every refusal is one line, whatever bytes the file holds.
+ */
+export function readSourceBytes(bytes: Uint8Array, source: string, options: SourceOptions = {}): Source {
+  try {
+    switch (fileKind(source)) {
+      case 'csv':
+        return { kind: 'records', problem: parseRecordsCsv(decodeRecordText(bytes, source), source) };
+      case 'json':
+        return { kind: 'records', problem: parseRecordsJson(decodeRecordText(bytes, source), source) };
+      case 'tflite':
+        return { kind: 'graph', graph: readTflite(new Uint8Array(bytes), source, options) };
+      case 'onnx':
+        return { kind: 'graph', graph: readOnnx(new Uint8Array(bytes), source, options) };
+      default:
+        throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
+    }
+  } catch (error) {
+    throw oneLine(error);
   }
 }
 
 /** Any source as usage records; graphs go through `graphToProblem` with the record options. */
 export async function loadProblem(source: string, options: SourceOptions & RecordOptions = {}): Promise<Problem> {
-  const loaded = await loadSource(source, options);
-  return loaded.kind === 'records' ? loaded.problem : graphToProblem(loaded.graph, options);
+  return problemOfSource(await loadSource(source, options), source, options);
+}
+
+/** A loaded source as usage records: a record file's own, a network's by `graphToProblem`. */
+export function problemOfSource(loaded: Source, source: string, options: RecordOptions = {}): Problem {
+  if (loaded.kind === 'records') return loaded.problem;
+  try {
+    return graphToProblem(loaded.graph, options);
+  } catch (error) {
+    // The network's records break a problem's rules (their sizes add up past 2^53, say):
+    // the user's file is at fault, so the sentence names it.
+    if (error instanceof InvalidProblemError) throw new InputError(source, undefined, error.message);
+    throw oneLine(error);
+  }
+}
+
+/**
+ * A GraphError quotes names from the file, which a corrupt file may fill with line breaks
+ * and control characters; the command line prints the message as one line.
+ */
+function oneLine(error: unknown): unknown {
+  if (!(error instanceof GraphError)) return error;
+  const message = printable(error.message);
+  return message === error.message ? error : new GraphError(message);
 }

@@ -95,12 +95,20 @@ function overlaps(records: readonly { size: number; first: number; last: number 
 let dir: string;
 let traceCsv: string;
 let negativeCsv: string;
+let hugeCsv: string;
+let nearCsv: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'memplan-cli-plan-'));
   traceCsv = join(dir, 'trace.csv');
   negativeCsv = join(dir, 'negative.csv');
+  hugeCsv = join(dir, 'huge.csv');
+  nearCsv = join(dir, 'near.csv');
   await writeFile(traceCsv, TRACE_CSV);
   await writeFile(negativeCsv, 'id,lower,upper,size\na,0,2,16\nb,1,3,-4\n');
+  // Issue 38: each size exact, their sum (2^54 + 2^52) not.
+  await writeFile(hugeCsv, `id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`);
+  // 2^53 - 64 in all: exact, but not once each size is rounded up to 64 bytes.
+  await writeFile(nearCsv, `id,lower,upper,size\na,0,2,${2 ** 52}\nb,1,3,${2 ** 52 - 65}\nc,0,3,1\n`);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -268,6 +276,28 @@ describe.concurrent('memplan plan: bad input and usage', () => {
     const line = userErrorLine(await memplan('plan', negativeCsv, '--json'));
     expect(line).toContain(`${negativeCsv}:3`);
     expect(line).toMatch(/size -4 is negative/);
+  });
+
+  it('sizes whose sum passes 2^53 - 1: exit 2, one line naming the file and line, no planner run (issue 38)', async ({ expect }) => {
+    const line = userErrorLine(await memplan('plan', hugeCsv));
+    expect(line).toBe(`memplan: ${hugeCsv}:3: size 9007199254740991 brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
+  });
+
+  it('--align that takes the sum of the rounded sizes past 2^53 - 1: exit 2, one line; without it the file plans', async ({ expect }) => {
+    const [aligned, plain] = await Promise.all([memplan('plan', nearCsv, '--align', '64', '--planner', 'offsets/greedy-by-size'), memplan('plan', nearCsv, '--planner', 'offsets/greedy-by-size', '--json')]);
+    expect(userErrorLine(aligned)).toBe(`memplan: ${nearCsv}: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`);
+    const report = reportOf(plain);
+    expect(report.naive).toBe(2 ** 53 - 64);
+    expect(report.results[0].valid).toBe(true);
+  });
+
+  it('--align 0, -8, 1e20, 3, 1.5: exit 2, one line (a power of two from 1 to 2^52)', async ({ expect }) => {
+    const values = ['0', '-8', '1e20', '3', '1.5'];
+    const runs = await Promise.all(values.map((value) => memplan('plan', PAPER, `--align=${value}`)));
+    runs.forEach((run, k) => {
+      expect(userErrorLine(run)).toMatch(/^memplan: --align must be a power of two of bytes from 1 to 2\^52 \(1, 4, 64, 256\.\.\.\), got /);
+      expect(run.stderr, values[k]).toContain(`got ${Number(values[k])}.`);
+    });
   });
 
   it('a missing file: exit 2, one line naming the file', async ({ expect }) => {

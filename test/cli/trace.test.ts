@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,25 @@ describe.concurrent('traces', () => {
       expect(slice.args?.offset).toBe(plan.offsets[i]);
       expect([slice.ts, slice.dur]).toEqual([problem.records[i].first, problem.records[i].last - problem.records[i].first + 1]);
     }
+  });
+
+  it('export --format perfetto --align 0, -8, 1e20, 3, 1.5: exit 2, one line, as plan --align (issue 38)', async ({ expect }) => {
+    const values = ['0', '-8', '1e20', '3', '1.5'];
+    const runs = await Promise.all(values.map((value) => memplan('export', 'examples/paper-example.json', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, `align-${value}.json`), `--align=${value}`)));
+    runs.forEach((run, k) => {
+      expect(userErrorLine(run)).toBe(`memplan: --align must be a power of two of bytes from 1 to 2^52 (1, 4, 64, 256...), got ${Number(values[k])}.`);
+    });
+  });
+
+  it('export --format perfetto of sizes adding up past 2^53, or of 2^53 operator steps: exit 2, one line naming the file', async ({ expect }) => {
+    const huge = join(dir, 'huge.csv');
+    const wide = join(dir, 'wide.csv');
+    await writeFile(huge, `id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`);
+    await writeFile(wide, `id,lower,upper,size\na,0,${2 ** 53 - 1},10\nb,1,3,20\n`);
+    const trace = (source: string) => memplan('export', source, '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, 'refused.json'));
+    const [hugeRun, wideRun] = await Promise.all([trace(huge), trace(wide)]);
+    expect(userErrorLine(hugeRun)).toMatch(new RegExp(`^memplan: ${huge}:3: size 9007199254740991 brings the sum of the sizes past 2\\^53 - 1 bytes`));
+    expect(userErrorLine(wideRun)).toBe(`memplan: ${wide}: its records span 9007199254740991 operator steps; a plan trace draws the live bytes of every step and holds at most 1000000.`);
   });
 
   it('refuses a trace where no operator can be timed, in one line', async ({ expect }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidProblemError, makeProblem, naiveFootprint } from '../../src/core/problem.ts';
+import { InvalidProblemError, makeProblem, naiveFootprint, recordPastTotal } from '../../src/core/problem.ts';
 import { conflicts } from '../../src/core/records.ts';
 
 describe('problems', () => {
@@ -21,6 +21,25 @@ describe('problems', () => {
   ])('reject invalid records (%#)', (records, message) => {
     expect(() => makeProblem('p', records)).toThrow(InvalidProblemError);
     expect(() => makeProblem('p', records)).toThrow(message);
+  });
+
+  it('reject sizes whose sum passes 2^53 - 1, naming the record that passes it (issue 38: every plan of them came out invalid or NaN)', () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const records = [record('a', max, 0, 1), record('b', max, 1, 2), record('c', 2 ** 52, 0, 2)];
+    expect(() => makeProblem('p', records)).toThrow(InvalidProblemError);
+    expect(() => makeProblem('p', records)).toThrow('problem "p": record 1 (id "b") brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.');
+    // A sum of exactly 2^53 - 1 is exact: naive's footprint is that number.
+    expect(naiveFootprint(makeProblem('p', [record('a', max - 2, 0, 1), record('b', 2, 1, 2)]))).toBe(max);
+  });
+
+  it('recordPastTotal: the sizes each rounded up to the alignment', () => {
+    const records = [record('a', 2 ** 52 - 1, 0, 1), record('b', 2 ** 52 - 1, 1, 2), record('c', 1, 0, 2)];
+    expect(recordPastTotal(records)).toBeUndefined();
+    // 2^52 - 1 rounds up to 2^52 at 64 bytes: a + b = 2^53 is past.
+    expect(recordPastTotal(records, 64)).toBe(1);
+    expect(recordPastTotal([record('a', 1, 0, 0)], 2 ** 52)).toBeUndefined();
+    expect(recordPastTotal([record('a', 1, 0, 0), record('b', 1, 0, 0)], 2 ** 52)).toBe(1);
+    expect(recordPastTotal([])).toBeUndefined();
   });
 
   it('reject an operator count that leaves records out', () => {

@@ -65,11 +65,20 @@ describe('parseRecordsCsv: what it reads', () => {
   it('reads CRLF line endings and ignores trailing blank lines', () => {
     const lf = parseRecordsCsv('id,lower,upper,size\na,0,2,10\nb,1,3,20\n', FILE);
     const crlf = parseRecordsCsv('id,lower,upper,size\r\na,0,2,10\r\nb,1,3,20\r\n\r\n\r\n', FILE);
-    const noFinalNewline = parseRecordsCsv('id,lower,upper,size\na,0,2,10\nb,1,3,20', FILE);
     const blankTail = parseRecordsCsv('id,lower,upper,size\na,0,2,10\nb,1,3,20\n\n  \n', FILE);
+    // A CR whose LF was cut still ends the line: the number before it is whole.
+    const crOnly = parseRecordsCsv('id,lower,upper,size\r\na,0,2,10\r\nb,1,3,20\r', FILE);
     expect(crlf).toEqual(lf);
-    expect(noFinalNewline).toEqual(lf);
     expect(blankTail).toEqual(lf);
+    expect(crOnly).toEqual(lf);
+  });
+
+  it('reads a last line without a line end when its last field is an ignored column (idealloc writes such files)', () => {
+    const ended = parseRecordsCsv('id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,20,10\n', FILE);
+    expect(parseRecordsCsv('id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,20,10', FILE)).toEqual(ended);
+    // Cut inside the offset, or right after its comma: the size is whole, and it is read.
+    expect(parseRecordsCsv('id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,20,1', FILE)).toEqual(ended);
+    expect(parseRecordsCsv('id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,20,', FILE)).toEqual(ended);
   });
 
   it('keeps the records in input order and accepts size 0', () => {
@@ -140,6 +149,34 @@ describe('parseRecordsCsv: bad input names the file, the line and what is wrong'
   it('size over 2^53 (9007199254740993 has no exact double)', () => {
     expectError('id,lower,upper,size\na,0,2,10\nb,1,3,9007199254740993\n', 3, /9007199254740993 is over 2\^53/);
     expectError(`id,lower,upper,size\na,0,2,${2 ** 53}\n`, 2, /over 2\^53/);
+  });
+
+  it('a file cut off inside its last number: refused, naming the line and the field, never read with the shorter size (issue 38)', () => {
+    // 'b,1,3,20' cut to 'b,1,3,2' would plan b with 2 bytes instead of 20.
+    expectError('id,lower,upper,size\na,0,2,10\nb,1,3,2', 3, /the last line has no line end, so its size "2" may be cut off/);
+    // The same whatever column is last: an id cut short is another id.
+    expectError('size,lower,upper,id\n10,0,2,a\n20,1,3,b', 3, /its id "b" may be cut off/);
+    // A file without a final line break is refused even when complete: nothing tells it apart.
+    expectError('id,lower,upper,size\na,0,2,10\nb,1,3,20', 3, /if the file is complete, end it with a line break/);
+    // Fields missing at the end of a file: cut off.
+    expectError('id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,20', 3, /4 fields, the header 5, and no line end: the file looks cut off/);
+    expectError('id,lower,upper,size\na,0,2,10\nb,1,3', 3, /3 fields, the header 4, and no line end/);
+  });
+
+  it('-0 as a size or a bound: refused (Number("-0") is -0, which passes every "< 0" test)', () => {
+    expectError('id,lower,upper,size\na,0,2,-0\n', 2, /size -0 is a negative zero; write 0/);
+    expectError('id,lower,upper,size\na,-0,2,1\n', 2, /lower -0 is a negative zero/);
+    expectError('id,lower,upper,size\na,0,-00,1\n', 2, /upper -00 is a negative zero/);
+    // +0 and 0 are zero.
+    expect(parseRecordsCsv('id,lower,upper,size\na,+0,2,0\n', FILE).records[0]).toEqual({ id: 'a', size: 0, first: 0, last: 1 });
+  });
+
+  it('sizes whose sum passes 2^53 - 1: refused on the line that passes it (plans past it are not exact)', () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    expectError(`id,lower,upper,size\na,0,2,${max}\nb,1,3,${max}\nc,0,3,${2 ** 52}\n`, 3, /size 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/);
+    expectError(`id,lower,upper,size\na,0,2,${max}\nb,1,3,1\n`, 3, /past 2\^53 - 1/);
+    // Exactly 2^53 - 1 in all is read.
+    expect(parseRecordsCsv(`id,lower,upper,size\na,0,2,${max - 1}\nb,1,3,1\n`, FILE).records).toHaveLength(2);
   });
 
   it('counts lines the same with CRLF endings', () => {

@@ -169,6 +169,50 @@ describe('parseRecordsJson: bad input names the file, the line of the record and
   });
 });
 
+describe('parseRecordsJson: nothing lost (issue 38)', () => {
+  it('-0 as a size or a bound: refused (JSON.parse reads -0, which String() prints as 0)', () => {
+    expectError(lines([{ id: 'a', size: 1, first: 0, last: 0 }, '{"id": "b", "size": -0, "first": 0, "last": 1}']), 3, /record 1: "size" -0 is a negative zero; write 0/);
+    expectError(lines(['{"id": "a", "size": 1, "first": -0, "last": 0}']), 2, /"first" -0 is a negative zero/);
+    expectError(lines(['{"id": "a", "size": 1, "first": 0, "last": -0.0}']), 2, /"last" -0 is a negative zero/);
+    expectError(`{\n  "operatorCount": -0,\n  "records": ${lines([GOOD[0]])}}`, 2, /"operatorCount" must be a whole number >= 0/);
+  });
+
+  it('sizes whose sum passes 2^53 - 1: refused on the record that passes it', () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const text = lines([{ id: 'a', size: max, first: 0, last: 1 }, { id: 'b', size: max, first: 1, last: 2 }, { id: 'c', size: 2 ** 52, first: 0, last: 2 }]);
+    expectError(text, 3, /record 1: "size" 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/);
+    expect(parseRecordsJson(lines([{ id: 'a', size: max - 1, first: 0, last: 1 }, { id: 'b', size: 1, first: 1, last: 2 }]), FILE).records).toHaveLength(2);
+  });
+
+  it('a file cut off anywhere before its end is refused; the sentence says where the data stops', () => {
+    const text = lines(GOOD);
+    const end = text.trimEnd().length;
+    for (let cut = 1; cut < end; cut++) {
+      const error = inputError(text.slice(0, cut));
+      expect(error.message, `cut at ${cut}`).not.toContain('\n');
+    }
+    // Cut inside the last number: "last":12 cut to "last":1.
+    const wide = lines([{ id: 'x', size: 1, first: 0, last: 12 }]);
+    expectError(wide.slice(0, wide.indexOf('"last":12') + 8), 2, /invalid JSON at column \d+: expected "," or "}" but found the end of the file/);
+    expectError('[{"id": "a", "size": 1, "first": 0, "last": ', 1, /the file ends where a value should be \(was it cut off\?\)/);
+  });
+
+  it('200,000 nested "[" (and 10,000 nested "[" in a value): one sentence, no stack overflow', () => {
+    const depth = 200_000;
+    expectError('['.repeat(depth), 1, new RegExp(`invalid JSON at column ${depth + 1}: the file ends where a value should be`));
+    expectError(`${'['.repeat(depth)}${']'.repeat(depth)}`, 1, /record 0: expected an object \{id, size, first, last\}/);
+    const deepSize = `{"id": "a", "first": 0, "last": 1, "size": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    expectError(lines([deepSize]), 2, /record 0: "size" must be a JSON number, not an array/);
+    const deepObject = `{"id": "a", "first": 0, "last": 1, "size": ${'{"k":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+    expectError(lines([deepObject]), 2, /not an object/);
+  });
+
+  it('repeated "records" keys: the lines are those of the records JSON.parse keeps (the last)', () => {
+    const text = `{\n  "records": [\n    ${JSON.stringify(GOOD[0])}\n  ],\n  "records": [\n    ${JSON.stringify(GOOD[0])},\n    ${JSON.stringify({ ...GOOD[1], size: -1 })}\n  ]\n}\n`;
+    expectError(text, 7, /record 1: "size" -1 is negative/);
+  });
+});
+
 // Regression: spreading every record into Math.max overflows V8's stack above ~120k records.
 describe('parseRecordsJson: large files', () => {
   it('reads 250,000 records', () => {

@@ -3,11 +3,14 @@ import { graphToProblem, plannedGraph, plannedProblem, type RecordOptions } from
 import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { writeOnnx } from '../../io/onnx/write-onnx.ts';
 import { recordsToCsv, recordsToJson } from '../../io/records-writers.ts';
-import { planTrace } from '../../io/perfetto-trace.ts';
+import { InvalidPlanError } from '../../planners/invalid-plan-error.ts';
+import { InputError } from '../../io/input-error.ts';
+import { MAX_PLAN_TRACE_STEPS, planTrace } from '../../io/perfetto-trace.ts';
 import { loadSource, SOURCE_KINDS, type SourceOptions } from '../../io/source.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
 import { findPlanner } from '../../planners/registry.ts';
+import { checkAlignedSizes, parseAlignment } from '../alignment-option.ts';
 import { UsageError } from '../errors.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
@@ -40,7 +43,8 @@ export function registerExport(cli: Argv): Argv {
       if (args.format === 'perfetto') {
         if (extension !== 'json') throw new UsageError(`--to ${args.to}: a Perfetto trace is a .json file (Chrome trace event format).`);
         if (args.planner === undefined) throw new UsageError('--format perfetto draws a plan: give --planner ID.');
-        await writeFileAtomic(args.to, `${JSON.stringify(await tracePlan(args.source, options, findPlanner(args.planner), args.align))}\n`);
+        const alignment = parseAlignment(args.align);
+        await writeFileAtomic(args.to, `${JSON.stringify(await tracePlan(args.source, options, findPlanner(args.planner), alignment))}\n`);
         process.stderr.write(`memplan: wrote ${args.to} (open it in https://ui.perfetto.dev or chrome://tracing)\n`);
         return;
       }
@@ -77,7 +81,14 @@ async function tracePlan(source: string, options: SourceOptions & RecordOptions,
   } else {
     problem = loaded.problem;
   }
+  checkAlignedSizes(problem, alignment, source);
+  // The trace holds a live-bytes sample per step: a file of huge lower/upper values plans
+  // fine but would need more samples than memory holds.
+  if (problem.operatorCount > MAX_PLAN_TRACE_STEPS) {
+    throw new InputError(source, undefined, `its records span ${problem.operatorCount} operator steps; a plan trace draws the live bytes of every step and holds at most ${MAX_PLAN_TRACE_STEPS}.`);
+  }
   const plan = planAndVerify(planner, problem, { alignment });
-  if (!plan.valid) throw new Error(`${planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
+  // A plan the verifier rejected is a planner's bug: exit code 1 and one sentence (README).
+  if (!plan.valid) throw new InvalidPlanError(`${planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
   return planTrace(problem, plan, producers);
 }

@@ -9,6 +9,7 @@ import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-veri
 import { keepingTrajectory, type TrajectoryPoint } from '../../planners/offsets/exact/trajectory.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
+import { checkAlignedSizes, parseAlignment } from '../alignment-option.ts';
 import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
@@ -47,7 +48,7 @@ export function registerPlan(cli: Argv): Argv {
       const budgeted = budget !== undefined || args.findMinBudget;
       if (budgeted) checkBudgetedRecordArgs(args);
       const planners = choosePlanners(args.planner, args.approach, budgeted ? (args.findMinBudget ? [findPlanner('budgeted/flexnn')] : BUDGETED_PLANNERS) : undefined);
-      if (!Number.isSafeInteger(args.align) || args.align < 1) throw new UsageError(`--align must be a whole number of bytes >= 1, got ${args.align}.`);
+      parseAlignment(args.align);
       if (typeof args.timeLimit !== 'number' || !(args.timeLimit >= 0)) throw new UsageError(`--time-limit must be a number of seconds >= 0, got ${args.timeLimit}.`);
       if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
       if (args.findMinBudget && planners.length !== 1) throw new UsageError(`--find-min-budget searches one planner's smallest budget; give one --planner, not ${planners.length}.`);
@@ -60,6 +61,7 @@ export function registerPlan(cli: Argv): Argv {
         budget ??= minBudget;
       }
       const problem = problemAt !== undefined ? problemAt(budget) : await loadProblem(args.source, sourceOptions(args));
+      checkAlignedSizes(problem, args.align, args.source);
       const explicit = args.planner !== undefined && args.planner.length > 0;
       const skipped: { planner: string; reason: string }[] = [];
       const runnable = planners.filter((planner) => {
