@@ -54,13 +54,16 @@ describe.concurrent('memplan exec', () => {
     expect(report.memory.weights).toBeGreaterThan(0);
   });
 
-  it('refuses workers it cannot use, in one line', async ({ expect }) => {
+  it('refuses workers and alignments it cannot use, in one line', async ({ expect }) => {
     const [zero, webgpu, many] = await Promise.all([
       memplan('exec', 'zoo:blazeface', '--workers', '0'),
       memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2'),
       memplan('exec', 'zoo:blazeface', '--workers', '100000'),
     ]);
     expect(userErrorLine(zero)).toMatch(/--workers must be a whole number >= 1, got 0\./);
+    const [odd, small] = await Promise.all([memplan('exec', 'zoo:blazeface', '--align', '3'), memplan('exec', 'zoo:blazeface', '--align', '2')]);
+    expect(userErrorLine(odd)).toBe('memplan: --align must be a power of two of bytes from 1 to 2^52 (1, 4, 64, 256...), got 3.');
+    expect(userErrorLine(small)).toBe('memplan: exec runs float32 tensors: --align must be at least 4 bytes, got 2.');
     expect(userErrorLine(many)).toBe(`memplan: --workers 100000 is more than this machine's ${availableParallelism()} cores; the cpu-parallel backend runs at most one worker per core.`);
     expect(userErrorLine(webgpu)).toMatch(/--workers sets the threads of the cpu-parallel backend; --backend webgpu has none\./);
   });

@@ -7,6 +7,7 @@ import { unservedBackend } from '../../backends/remote/served-backends.ts';
 import { executeGraph } from '../../backends/execute.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
+import { parseAlignment } from '../alignment-option.ts';
 import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { execBudgeted } from '../exec-budgeted.ts';
@@ -64,12 +65,14 @@ export function registerExec(cli: Argv): Argv {
         .option('warmup', { type: 'number', default: 3, describe: 'untimed inferences first' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of the weights and the input' })
         .option('weights', { choices: ['seeded', 'file'] as const, default: 'seeded' as const, describe: "seeded random, or the file's own float32 weights" })
-        .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (at least 4)' })
+        .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (a power of two, at least 4)' })
         .option('peer', { type: 'boolean', default: false, describe: 'also time onnxruntime-node (one thread) on the same network and inputs' })
         .option('trace', { type: 'string', describe: 'also time every operator of one more inference and write it as a Perfetto / Chrome trace (JSON) to this file' })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ExecArgs>,
     async (args) => {
-      for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['align', args.align, 4], ['workers', args.workers ?? 1, 1]] as const) {
+      // float32 views need offsets of at least 4 bytes; the common parser keeps every --align a power of two.
+      if (parseAlignment(args.align) < 4) throw new UsageError(`exec runs float32 tensors: --align must be at least 4 bytes, got ${args.align}.`);
+      for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['workers', args.workers ?? 1, 1]] as const) {
         if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${value}.`);
       }
       // A remote agent's machine has cores of its own: its backend judges the count there.
