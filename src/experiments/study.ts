@@ -3,6 +3,7 @@ import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
 import { ExperimentError } from './config.ts';
 import { ResultStore } from './result-store.ts';
 import { collectRunInfo } from './run-info.ts';
+import { lockRun } from './run-lock.ts';
 
 /**
  * A study: an experiment whose cells are not (network, planner, backend) triples but its
@@ -71,7 +72,13 @@ export async function readStudyFile(file: string): Promise<{ study: Study; data:
 export async function runStudy(study: Study, data: Record<string, unknown>, file: string, root: string, options: StudyRunOptions = {}): Promise<{ dir: string; cells: unknown[] }> {
   const config = study.parse(data, file);
   const store = await ResultStore.create(root, config.name, new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z'));
-  await store.writeRunInfo({ study: study.kind, experiment: config.name, title: config.title, config, quick: options.quick ?? false, ...collectRunInfo() });
-  const cells = await study.run(config, store, options);
-  return { dir: store.dir, cells };
+  // Held while the study writes, as a planning run's folder is: report and merge see a finished folder or a live holder.
+  const lock = await lockRun(store.dir);
+  try {
+    await store.writeRunInfo({ study: study.kind, experiment: config.name, title: config.title, config, quick: options.quick ?? false, ...collectRunInfo() });
+    const cells = await study.run(config, store, options);
+    return { dir: store.dir, cells };
+  } finally {
+    await lock.release();
+  }
 }
