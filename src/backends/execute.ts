@@ -43,6 +43,8 @@ export interface ExecuteOptions {
   readonly reference?: ReadonlyMap<string, Float32Array>;
   /** Also time every operator of one more inference (the report's `timeline`: memplan exec --trace). */
   readonly timeline?: boolean;
+  /** Pin the measured process to one core (single-thread backends); its device info says where, or why not. */
+  readonly pinCore?: boolean;
 }
 
 /** One traced inference: its operators (and loads) and the problem whose records they ran in. */
@@ -186,7 +188,8 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
   const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
   const job = { records, alignment, backend: options.backend.kind, seed: options.seed };
   const workers = options.workers === undefined ? {} : { workers: options.workers };
-  const measured = await measureIsolated(weighted, weights, { ...job, ...workers, ...(options.timeline ? { timeline: true } : {}), planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
+  const extras = { ...workers, ...(options.timeline ? { timeline: true } : {}), ...(options.pinCore ? { pinCore: true } : {}) };
+  const measured = await measureIsolated(weighted, weights, { ...job, ...extras, planner: plan.planner, plan: planOf(plan), warmup: options.warmup, repetitions: options.repetitions });
   let matchesNaive: boolean | null = null;
   if (options.reference !== undefined) matchesNaive = bitIdentical(measured.outputs, options.reference);
   else if (options.verifyByExecution ?? true) matchesNaive = bitIdentical(measured.outputs, await naiveReference(source, options));

@@ -35,6 +35,8 @@ export interface ExecutionSettings {
   readonly peer: boolean;
   /** Run inside the naive plan too and require bit-identical outputs. */
   readonly verifyByExecution: boolean;
+  /** cpu: pin each measured process to one core (Linux, taskset); its device info says where, or why not. */
+  readonly pinCore?: boolean;
 }
 
 export type BackendSpec =
@@ -222,8 +224,8 @@ export function parseExperiment(text: string, file: string): Experiment {
       return { kind: 'plan-only' };
     }
     const remote = spec.kind === 'remote';
-    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds', 'device'] : [])], path);
-    for (const flag of ['peer', 'verifyByExecution']) {
+    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(spec.kind === 'cpu' ? ['pinCore'] : []), ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds', 'device'] : [])], path);
+    for (const flag of ['peer', 'verifyByExecution', 'pinCore']) {
       if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') fail(`${path}.${flag}`, 'must be true or false.');
     }
     const settings: ExecutionSettings = {
@@ -231,6 +233,7 @@ export function parseExperiment(text: string, file: string): Experiment {
       warmup: spec.warmup === undefined ? 3 : whole(spec.warmup, `${path}.warmup`, 0),
       peer: spec.peer === true,
       verifyByExecution: spec.verifyByExecution !== false,
+      ...(spec.pinCore === true ? { pinCore: true } : {}),
     };
     if (spec.kind === 'browser' && settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; the browser backend times the page alone.');
     if (!remote) return { kind: spec.kind as 'cpu' | 'cpu-parallel' | 'webgpu' | 'browser', ...settings };

@@ -20,6 +20,7 @@ import { cellKey, ResultStore } from './result-store.ts';
 import { lockRun } from './run-lock.ts';
 import { assignShards, checkShardCount, configHash, expectedCost, FILE_SOURCE_RECORDS, type ShardSpec, type ShareableCell } from './shards.ts';
 import { collectRunInfo } from './run-info.ts';
+import { watchLoad, type LoadRecord } from './machine-load.ts';
 import { summarizeTimings } from './statistics.ts';
 
 export interface RunOptions {
@@ -85,8 +86,44 @@ async function runInto(store: ResultStore, experiment: Experiment, options: RunO
   // Looked at once, so that the split, the cells and run.json all see the same machine.
   const absent = new Set(experiment.models.filter(isAbsent).map((m) => m.source));
   const share = shard ? await shareOf(experiment, planners, shard, absent) : undefined;
-  const info = { experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo() };
+  // A run that times executions records how busy the machine was while it did (one entry per session of a resumed run).
+  const earlierLoad = executes(experiment) ? await recordedLoad(store) : [];
+  const info = { experiment: experiment.name, title: experiment.title, config: { ...experiment, backends }, devices, ...collectRunInfo(), ...(earlierLoad.length > 0 ? { load: earlierLoad } : {}) };
   await store.writeRunInfo({ ...info, ...(share ? { shard: share } : {}) });
+  const watch = executes(experiment) ? watchLoad() : undefined;
+  // Only once the cells ran is it known which of a shard's cells no machine like this one can run.
+  let ended: ShardInfo | undefined;
+  try {
+    const { outcome, skippedCells } = await runCells(store, experiment, planners, previous, done, share, absent, options);
+    if (share) ended = { ...share, skipped: skippedCells };
+    return outcome;
+  } finally {
+    if (ended || watch) await store.writeRunInfo({ ...info, ...(share ? { shard: ended ?? share } : {}), ...(watch ? { load: [...earlierLoad, watch.stop()] } : {}) });
+  }
+}
+
+/** Whether any backend of the experiment runs networks (and so times them). */
+function executes(experiment: Experiment): boolean {
+  return experiment.backends.some((b) => b.kind !== 'plan-only');
+}
+
+/** The load records of the sessions before this one (a resumed run's run.json). */
+async function recordedLoad(store: ResultStore): Promise<LoadRecord[]> {
+  if (!existsSync(join(store.dir, 'run.json'))) return [];
+  const { load } = await store.readRunInfo<{ load?: unknown }>();
+  return Array.isArray(load) ? (load as LoadRecord[]) : [];
+}
+
+async function runCells(
+  store: ResultStore,
+  experiment: Experiment,
+  planners: readonly Planner[],
+  previous: readonly CellResult[],
+  done: ReadonlySet<string>,
+  share: ShardInfo | undefined,
+  absent: ReadonlySet<string>,
+  options: RunOptions,
+): Promise<{ outcome: RunOutcome; skippedCells: SkippedCell[] }> {
   const mine = share ? new Set(share.assigned) : undefined;
   const total = mine ? mine.size : experiment.models.length * planners.length * experiment.backends.length;
   const progress = new Progress(total, experiment.name, process.stderr, options.quiet);
@@ -140,6 +177,7 @@ async function runInto(store: ResultStore, experiment: Experiment, options: RunO
             records: experiment.records,
             alignment: experiment.alignment,
             verifyByExecution: backend.verifyByExecution,
+            ...(backend.pinCore ? { pinCore: true } : {}),
           };
           const report =
             backend.kind === 'remote'
@@ -172,9 +210,7 @@ async function runInto(store: ResultStore, experiment: Experiment, options: RunO
       }
     }
   }
-  // Only now is it known which of the shard's cells no machine like this one can run.
-  if (share) await store.writeRunInfo({ ...info, shard: { ...share, skipped: skippedCells } });
-  return { dir: store.dir, results, skipped };
+  return { outcome: { dir: store.dir, results, skipped }, skippedCells };
 }
 
 /** What results call a backend: its kind, or a remote device's label. */

@@ -4,9 +4,11 @@ import type { TieOrderStudy } from '../experiments/tie-orders.ts';
 /**
  * How a claim fares on our numbers: as stated (magnitudes within TOLERANCE of the
  * paper's); in direction only (the same ordering or sign, another magnitude: the evidence
- * gives ours beside the paper's); not at all; or not decidable yet (no measurements).
+ * gives ours beside the paper's); not at all; not decidable from these measurements
+ * (inconclusive: timings whose intervals overlap, or taken on a busy machine); or not
+ * decidable yet (no measurements).
  */
-export type Verdict = 'holds' | 'holds in direction' | 'does not hold' | 'pending';
+export type Verdict = 'holds' | 'holds in direction' | 'does not hold' | 'inconclusive' | 'pending';
 
 /** The paper's claims 1-8 (see the digest), each decided on our numbers, never assumed. */
 export interface ClaimVerdict {
@@ -29,6 +31,8 @@ export interface ClaimInputs {
   readonly latency?: readonly CellResult[];
   /** Where the latency cells come from and the machine they ran on (one sentence). */
   readonly latencySource?: string;
+  /** Where the machine was busy while the latency cells were timed: a sentence saying how busy (claim 7 is then inconclusive). */
+  readonly latencyBusy?: string;
   /** The tie-order studies of Tables 1 and 2 (same seed and draws): claims 1-6 are decided under each draw too. */
   readonly tieOrders?: { readonly sharedObjects: TieOrderStudy; readonly offsets: TieOrderStudy };
 }
@@ -262,30 +266,38 @@ function footprintClaims(sharedObjects: readonly CellResult[], offsets: readonly
   return claims;
 }
 
-/** Claim 7: latency inside the plans, from an executing backend's run. */
+/**
+ * Claim 7: latency inside the plans, from an executing backend's run. A network counts
+ * only where the 95% intervals of the two medians do not overlap; where none is apart, or
+ * the machine was busy while timing, the run cannot decide the claim (inconclusive).
+ */
 function latencyClaim(inputs: ClaimInputs): ClaimVerdict {
   const measured = (inputs.latency ?? []).filter((c) => c.latencyMs !== undefined);
   const speedups: string[] = [];
   let best = -Infinity;
+  let apart = 0;
   for (const model of [...new Set(measured.map((c) => c.model))]) {
     const naive = measured.find((c) => c.model === model && c.planner.endsWith('/naive'));
     const reuse = measured.find((c) => c.model === model && c.planner === 'offsets/greedy-by-size');
     if (!naive?.latencyMs || !reuse?.latencyMs) continue;
     const speedup = naive.latencyMs.median / reuse.latencyMs.median - 1;
-    // Counted only where the 95% intervals of the medians do not overlap.
-    const significant = reuse.latencyMs.ci95[1] < naive.latencyMs.ci95[0];
-    if (significant) best = Math.max(best, speedup);
-    speedups.push(`${naive.modelLabel} ${speedup >= 0 ? '+' : ''}${percent(speedup)}${significant ? '' : ' (not significant)'}`);
+    const overlap = !(reuse.latencyMs.ci95[1] < naive.latencyMs.ci95[0] || naive.latencyMs.ci95[1] < reuse.latencyMs.ci95[0]);
+    if (!overlap) {
+      apart++;
+      best = Math.max(best, speedup);
+    }
+    speedups.push(`${naive.modelLabel} ${speedup >= 0 ? '+' : ''}${percent(speedup)}${overlap ? ' (intervals overlap: inconclusive)' : ''}`);
   }
+  const why = inputs.latencyBusy !== undefined ? ` Inconclusive: ${inputs.latencyBusy}` : apart === 0 && speedups.length > 0 ? ' Inconclusive: on no network are the two intervals apart.' : '';
   return {
     id: 7,
     claim: 'Memory reuse improves cache hits: inference is up to 10% faster.',
-    verdict: speedups.length === 0 ? 'pending' : graded(samePercent(best, 0.1), best > 0),
+    verdict: speedups.length === 0 ? 'pending' : why !== '' ? 'inconclusive' : graded(samePercent(best, 0.1), best > 0),
     evidence:
       speedups.length === 0
-        ? 'Needs latency measured by an executing backend: `npx memplan run experiments/latency-cpu.json`, or `npx memplan reproduce --latency`.'
+        ? 'Needs latency measured by an executing backend: `npx memplan reproduce --latency`.'
         : `Speed of Greedy by Size's arena over naive buffers (median latency, ${measured[0].backend}; paper: up to 10%, counted where the 95% intervals of the medians do not overlap): ` +
-          `${speedups.join(', ')}.${inputs.latencySource ? ` ${inputs.latencySource}` : ''}`,
+          `${speedups.join(', ')}.${why}${inputs.latencySource ? ` ${inputs.latencySource}` : ''}`,
   };
 }
 
@@ -314,7 +326,7 @@ function timingClaim(inputs: ClaimInputs): ClaimVerdict {
   };
 }
 
-const MARK: Record<Verdict, string> = { holds: 'holds', 'holds in direction': '*holds in direction*', 'does not hold': '**does not hold**', pending: '*pending*' };
+const MARK: Record<Verdict, string> = { holds: 'holds', 'holds in direction': '*holds in direction*', 'does not hold': '**does not hold**', inconclusive: '*inconclusive*', pending: '*pending*' };
 
 /** "holds under 180, in direction under 20" of a claim's tie-order tally. */
 function tieOrderText(claim: ClaimVerdict): string {

@@ -1,6 +1,10 @@
-import { join, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadExperiment } from '../experiments/config.ts';
+import { ExperimentError, loadExperiment } from '../experiments/config.ts';
+import type { LoadRecord } from '../experiments/machine-load.ts';
+import type { Pinning } from '../backends/isolation/pin-core.ts';
 import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import type { RunInfo } from '../experiments/run-info.ts';
@@ -24,9 +28,9 @@ export interface ReproduceOptions {
   readonly runs: string;
   /** Random tie orders per network in the tie-order study (default 200). */
   readonly tieOrders?: number;
-  /** Where the latency runs live (default results: the committed `results/latency-cpu/<run>`). */
+  /** Where the latency runs live (default results): claim 7 reads the run `<root>/latency-cpu/claim-7-run.json` names. */
   readonly latencyRoot?: string;
-  /** Run `experiments/latency-cpu.json` again first (minutes); claim 7 then reads the new run. */
+  /** Run `experiments/latency-cpu.json` again first (minutes) and name the new run for claim 7. */
   readonly rerunLatency?: boolean;
   readonly quiet?: boolean;
 }
@@ -38,18 +42,81 @@ const TIE_ORDER_VARIANTS = {
   table2: ['offsets/strip-packing-best-fit-smaller-first'],
 } as const;
 
-/** The latest latency run under `root`, with a sentence naming it and the machine it ran on. */
-async function latencyEvidence(root: string): Promise<{ cells: CellResult[]; source: string } | undefined> {
-  const store = await ResultStore.latest(root, 'latency-cpu');
-  if (store === undefined) return undefined;
-  const cells = await store.read();
+/**
+ * The file that names the latency run claim 7 reads, in `<root>/latency-cpu/`: claim 7
+ * changes only when `memplan reproduce --latency` measures a new run and names it here,
+ * never because some run of experiments/latency-cpu.json happened to be the latest.
+ */
+export const LATENCY_RUN_FILE = 'claim-7-run.json';
+
+interface LatencyEvidence {
+  readonly cells: CellResult[];
+  /** Where the cells come from, the machine, its load and the pinning, in sentences. */
+  readonly source: string;
+  /** Set where the machine was busy while timing: how busy, in one sentence. */
+  readonly busy?: string;
+}
+
+/** The latency run `LATENCY_RUN_FILE` names under `root`, or undefined where none is named. */
+export async function latencyEvidence(root: string): Promise<LatencyEvidence | undefined> {
+  const pointer = join(root, 'latency-cpu', LATENCY_RUN_FILE);
+  if (!existsSync(pointer)) return undefined;
+  let run: unknown;
+  try {
+    run = (JSON.parse(await readFile(pointer, 'utf8')) as { run?: unknown }).run;
+  } catch (error) {
+    throw new ExperimentError(`${pointer}: not valid JSON (${(error as Error).message}); it names the latency run of claim 7 as {"run": "<run-id>"}.`);
+  }
+  if (typeof run !== 'string' || run === '' || /[\\/]/.test(run)) throw new ExperimentError(`${pointer}: "run" must name a run folder beside it, got ${JSON.stringify(run)}.`);
+  const store = new ResultStore(join(root, 'latency-cpu', run));
+  if (!existsSync(join(store.dir, 'run.json'))) throw new ExperimentError(`${pointer} names the latency run ${run}, which is not there; \`npx memplan reproduce --latency\` measures a new one.`);
+  const cells = await store.readEachOnce();
   if (cells.length === 0) return undefined;
-  const info = await store.readRunInfo<RunInfo>();
+  const info = await store.readRunInfo<RunInfo & { load?: readonly LoadRecord[] }>();
   const where = relative(process.cwd(), store.dir).split('\\').join('/');
+  const busy = info.load?.find((l) => l.busy);
+  const others = info.load?.map((l) => l.otherCores).filter((c): c is number => c !== undefined) ?? [];
+  const load =
+    info.load === undefined
+      ? " The machine's load was not recorded while timing."
+      : busy !== undefined
+        ? ''
+        : others.length > 0
+          ? ` The machine was quiet while timing: other processes used at most ${Math.max(...others).toFixed(2)} of a core on average.`
+          : ` The machine was quiet while timing (1-minute load average ${Math.max(...info.load.map((l) => l.loadAverageAfter)).toFixed(2)} at most).`;
   return {
     cells,
-    source: `Measured by \`memplan run experiments/latency-cpu.json\` (${where}) on ${info.date.slice(0, 10)}: ${info.machine.cpu}, ${info.machine.cores} cores, ${info.machine.os}, Node ${info.versions.node}.`,
+    source: `Measured by experiments/latency-cpu.json (${where}, named by ${LATENCY_RUN_FILE}) on ${info.date.slice(0, 10)}: ${info.machine.cpu}, ${info.machine.cores} cores, ${info.machine.os}, Node ${info.versions.node}.${load}${pinningSentence(cells)}`,
+    ...(busy !== undefined ? { busy: busySentence(busy) } : {}),
   };
+}
+
+function busySentence(load: LoadRecord): string {
+  return load.otherCores !== undefined
+    ? `the machine was busy while timing (other processes used ${load.otherCores.toFixed(2)} of a core on average over ${Math.round(load.seconds)} s).`
+    : `the machine was busy while timing (1-minute load average ${load.loadAverageBefore.toFixed(2)} before, ${load.loadAverageAfter.toFixed(2)} after).`;
+}
+
+/** Where the measured processes ran: pinned to one core, or why not (as their device info says). */
+function pinningSentence(cells: readonly CellResult[]): string {
+  const pinnings = cells.map((c) => (c.device as { pinning?: Pinning } | undefined)?.pinning).filter((p): p is Pinning => p !== undefined);
+  if (pinnings.length === 0) return ' The measured processes were not pinned to a core.';
+  const cores = [...new Set(pinnings.map((p) => p.core))];
+  if (pinnings.length === cells.length && cores.length === 1 && cores[0] !== null) return ` Every measured process was pinned to core ${cores[0]} (taskset).`;
+  const why = pinnings.find((p): p is Extract<Pinning, { core: null }> => p.core === null)?.why;
+  return ` Not every measured process was pinned to one core${why ? ` (${why})` : ''}.`;
+}
+
+/** Measures a new latency run under `root` and names it for claim 7. */
+async function measureLatency(root: string, quiet?: boolean): Promise<void> {
+  const outcome = await runExperiment(await loadExperiment(join(EXPERIMENTS, 'latency-cpu.json')), { root, quiet });
+  await nameLatencyRun(root, basename(outcome.dir));
+}
+
+/** Names `run` (a folder of `<root>/latency-cpu/`) as the latency run claim 7 reads. */
+export async function nameLatencyRun(root: string, run: string): Promise<void> {
+  const named = { $comment: 'The latency run claim 7 of results/paper reads; `npx memplan reproduce --latency` measures a new one and names it here.', run };
+  await writeFileAtomic(join(root, 'latency-cpu', LATENCY_RUN_FILE), `${JSON.stringify(named, null, 2)}\n`);
 }
 
 /**
@@ -81,15 +148,13 @@ export async function reproducePaper(options: ReproduceOptions): Promise<string[
   }
 
   const latencyRoot = options.latencyRoot ?? 'results';
-  if (options.rerunLatency) {
-    await runExperiment(await loadExperiment(join(EXPERIMENTS, 'latency-cpu.json')), { root: latencyRoot, quiet: options.quiet });
-  }
+  if (options.rerunLatency) await measureLatency(latencyRoot, options.quiet);
   const latency = await latencyEvidence(latencyRoot);
   const claims = evaluateClaims({
     sharedObjects: runs.table1.results,
     offsets: runs.table2.results,
     tieOrders: { sharedObjects: studies.table1, offsets: studies.table2 },
-    ...(latency ? { latency: latency.cells, latencySource: latency.source } : {}),
+    ...(latency ? { latency: latency.cells, latencySource: latency.source, ...(latency.busy ? { latencyBusy: latency.busy } : {}) } : {}),
   });
   const claimsMarkdown = claimsToMarkdown(claims);
   await writeFileAtomic(join(options.out, 'claims.md'), claimsMarkdown);
@@ -167,8 +232,9 @@ function page(table1: string, table2: string, tieOrders: readonly string[], clai
     claims,
     `Verdicts: "holds" when our figures match the paper's within ${TOLERANCE.percentagePoints} percentage points (${TOLERANCE.times}x for ratios); "holds in direction" when`,
     'the ordering or sign is the paper\'s but the magnitude is not (ours beside the paper\'s in the figures); "does not hold"',
-    'otherwise. Claims 1-6 are decided again under every random tie order of the study above. Claim 7 reads the latest',
-    'committed latency run (`npx memplan reproduce --latency` runs it again on this machine).',
+    'otherwise; "inconclusive" when the measurements cannot decide (timing intervals that overlap, a busy machine).',
+    'Claims 1-6 are decided again under every random tie order of the study above. Claim 7 reads the committed latency',
+    `run that results/latency-cpu/${LATENCY_RUN_FILE} names (\`npx memplan reproduce --latency\` measures a new one on this machine and names it).`,
     '',
     '## Allocation pictures (DeepLab v3, as the paper\'s Figures 3-6)',
     '',

@@ -53,6 +53,9 @@ describe('experiment files', () => {
     expect(error({ ...base, backends: [{ ...remote, backend: 'cuda' }] })).toMatch(/\$\.backends\[0\]\.backend: an agent cannot serve the cuda backend; it serves cpu, /);
     expect(error({ ...base, report: { unit: 'GB' } })).toMatch(/\$\.report\.unit/);
     expect(error({ ...base, report: { rows: ['offsets/naive'] } })).toMatch(/\$\.report\.rows\[0\]: "offsets\/naive" is not one of the experiment's planners/);
+    expect(parse({ ...base, backends: [{ kind: 'cpu', pinCore: true }] }).backends[0]).toMatchObject({ kind: 'cpu', pinCore: true });
+    expect(error({ ...base, backends: [{ kind: 'webgpu', pinCore: true }] })).toMatch(/\$\.backends\[0\]\.pinCore: unknown field/);
+    expect(error({ ...base, backends: [{ kind: 'cpu', pinCore: 'yes' }] })).toMatch(/\$\.backends\[0\]\.pinCore: must be true or false/);
     expect(error({ ...base, colour: 'red' })).toMatch(/\$\.colour: unknown field/);
     expect(error({ ...base, name: 'a b' })).toMatch(/\$\.name/);
   });

@@ -36,6 +36,31 @@ const lines = async (path: string): Promise<CellResult[]> =>
     .map((l) => JSON.parse(l) as CellResult);
 
 describe('the runner', () => {
+  it('records how busy the machine was while it timed networks, and where a pinned cell ran', async () => {
+    const timed = parseExperiment(
+      JSON.stringify({
+        name: 'timed',
+        approach: 'offsets',
+        models: [{ source: 'zoo:blazeface', label: 'BlazeFace' }],
+        planners: ['offsets/greedy-by-size'],
+        backends: [{ kind: 'cpu', repetitions: 1, warmup: 0, pinCore: true, verifyByExecution: false }],
+        repetitions: 1,
+      }),
+      join(dir, 'timed.json'),
+    );
+    const outcome = await runExperiment(timed, { root: join(dir, 'timed'), quiet: true });
+    const info = JSON.parse(await readFile(join(outcome.dir, 'run.json'), 'utf8')) as { load: { busy: boolean; seconds: number; rule: string }[] };
+    expect(info.load).toHaveLength(1);
+    expect(typeof info.load[0].busy).toBe('boolean');
+    expect(info.load[0].seconds).toBeGreaterThan(0);
+    const [cell] = await lines(join(outcome.dir, 'results.jsonl'));
+    // Pinned where the machine allows it, or the reason it was not.
+    expect((cell.device as { pinning?: { core: number | null } }).pinning).toBeDefined();
+    // A plan-only run times nothing: its run.json has no load.
+    const planned = await runExperiment(experiment(), { root: join(dir, 'untimed'), quiet: true });
+    expect(JSON.parse(await readFile(join(planned.dir, 'run.json'), 'utf8'))).not.toHaveProperty('load');
+  });
+
   it('runs every cell through the verifier and writes results.jsonl and run.json', async () => {
     const outcome = await runExperiment(experiment(), { root: join(dir, 'a'), quiet: true });
     expect(outcome.results).toHaveLength(6);

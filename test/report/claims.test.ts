@@ -119,8 +119,27 @@ describe('the claims', () => {
     expect(fast.verdict).toBe('holds');
     expect(fast.evidence).toMatch(/\+10\.0%.*Run on a test machine\./);
     const overlapping = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 101, [95, 105]), latency('offsets/greedy-by-size', 100, [96, 104])] })[6];
-    expect(overlapping.verdict).toBe('does not hold');
-    expect(overlapping.evidence).toMatch(/not significant/);
+    expect(overlapping.verdict).toBe('inconclusive');
+    expect(overlapping.evidence).toMatch(/\+1\.0% \(intervals overlap: inconclusive\)\. Inconclusive: on no network are the two intervals apart\./);
+    // Apart, but slower inside the plan: the claim fails outright.
+    const slower = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 100, [99, 101]), latency('offsets/greedy-by-size', 110, [109, 111])] })[6];
+    expect(slower.verdict).toBe('does not hold');
+  });
+
+  it('call claim 7 inconclusive when the machine was busy while timing, whatever the figures', () => {
+    const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
+      ...paperWorld.offsets[0],
+      planner,
+      latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
+      backend: 'cpu',
+    }) satisfies CellResult;
+    const busy = evaluateClaims({
+      ...paperWorld,
+      latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])],
+      latencyBusy: 'the machine was busy while timing (other processes used 1.20 of a core on average over 300 s).',
+    })[6];
+    expect(busy.verdict).toBe('inconclusive');
+    expect(busy.evidence).toMatch(/\+10\.0%\. Inconclusive: the machine was busy while timing \(other processes used 1\.20 of a core/);
   });
 
   it('count the verdicts of claims 1-6 under every tie order of the studies', () => {

@@ -39,6 +39,8 @@ export interface MeasureJob {
   readonly workers?: number;
   /** After the timed inferences, one more with every operator timed (a trace of the run), where the backend can. */
   readonly timeline?: boolean;
+  /** Pin the measured process to one core before it runs (single-thread backends; pin-core.ts). */
+  readonly pinCore?: boolean;
 }
 
 /** What the measured process reports. */

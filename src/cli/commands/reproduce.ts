@@ -15,9 +15,9 @@ export function registerReproduce(cli: Argv): Argv {
     (y) =>
       y
         .option('out', { type: 'string', default: 'results/paper', describe: 'where the reproduction goes' })
-        .option('runs', { type: 'string', default: 'results', describe: 'where the raw runs go (and where the latency runs are read)' })
+        .option('runs', { type: 'string', default: 'results', describe: 'where the raw runs go (and where results/latency-cpu/claim-7-run.json names the latency run of claim 7)' })
         .option('tie-orders', { type: 'number', default: DEFAULT_TIE_ORDERS, describe: 'random tie orders per network in the tie-order study' })
-        .option('latency', { type: 'boolean', default: false, describe: 'run experiments/latency-cpu.json again (minutes) before deciding claim 7' })
+        .option('latency', { type: 'boolean', default: false, describe: 'measure experiments/latency-cpu.json again (minutes) and name the new run for claim 7' })
         .check((args) => {
           const n = args['tie-orders'];
           if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--tie-orders must be a whole number >= 1, got ${n}.`);
