@@ -1,3 +1,5 @@
+import { printable } from './printable.ts';
+
 /**
  * Bad input from a user's file: one sentence naming the file, the line where it
  * applies, and what is wrong. The command line prints it and exits with code 2.
@@ -8,21 +10,9 @@ export class InputError extends Error {
     readonly line: number | undefined,
     readonly problem: string,
   ) {
-    super(`${file}${line === undefined ? '' : `:${line}`}: ${printable(problem)}`);
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${printable(problem, Infinity)}`);
     this.name = 'InputError';
   }
-}
-
-/**
- * Text from a user's file as an error quotes it, on one line: a name read from a corrupt
- * model may hold line breaks, NULs or terminal escapes, which are written as \xNN (\uNNNN
- * for the Unicode line separators). Printable text is returned as it is.
- */
-export function printable(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, '0')}`;
-  });
 }
 
 /** Parses a whole decimal number, or says why it is not one. */

@@ -5,7 +5,8 @@ import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
 import { GraphError, type Graph } from '../graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
 import { buildZooModel } from '../models/zoo.ts';
-import { InputError, printable } from './input-error.ts';
+import { InputError } from './input-error.ts';
+import { printable } from './printable.ts';
 import { readOnnx } from './onnx/read-onnx.ts';
 import { decodeRecordText } from './record-text.ts';
 import { parseRecordsCsv } from './records-csv.ts';
@@ -137,6 +138,6 @@ export function problemOfSource(loaded: Source, source: string, options: RecordO
  */
 function oneLine(error: unknown): unknown {
   if (!(error instanceof GraphError)) return error;
-  const message = printable(error.message);
+  const message = printable(error.message, Infinity);
   return message === error.message ? error : new GraphError(message);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InputError, printable } from '../../src/io/input-error.ts';
+import { InputError } from '../../src/io/input-error.ts';
+import { printable } from '../../src/io/printable.ts';
 import { decodeRecordText } from '../../src/io/record-text.ts';
 
 const FILE = 'traces/model.csv';

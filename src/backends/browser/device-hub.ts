@@ -1,8 +1,15 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
+import { DEFAULT_HTTP_LIMITS } from '../http/limits.ts';
+import { printable, printableValues } from '../../io/printable.ts';
+import { readBody, type BodyPace } from '../http/read-body.ts';
+import { Refusal, sentence } from '../http/refusal.ts';
+import { drain, reply } from '../http/reply.ts';
+import { bearerToken, digest, sameSecret } from '../http/secrets.ts';
 import type { WireDevice } from '../remote/wire.ts';
+import { JoinLimiter } from './join-limiter.ts';
 import { pageBundle } from './page-bundle.ts';
 import { PAGE_HTML } from './page-html.ts';
 import { BUNDLE_PATH, decodePageResult, DEVICE_API, PAGE_PATH, type DeviceJoin, type DeviceWelcome, type HubEvent, type PageGpu, type PageResult } from './protocol.ts';
@@ -30,6 +37,8 @@ export interface HubOptions {
   readonly aliveSeconds?: number;
   /** Most devices at once. Default 32. */
   readonly maxDevices?: number;
+  /** How fast a join or a result must arrive (http/read-body.ts); default DEFAULT_HTTP_LIMITS'. */
+  readonly pace?: BodyPace;
   /** One line per event worth noting (joins, leaves, refusals). */
   readonly log?: (line: string) => void;
 }
@@ -78,7 +87,10 @@ export class DeviceHub {
   readonly pairingCode: string;
   private readonly devices = new Map<string, Device>();
   private readonly sessions = new Map<string, Device>();
-  private readonly failedJoins = new Map<string, { count: number; until: number }>();
+  private readonly joins = new JoinLimiter(MAX_FAILED_JOINS, BLOCK_MS);
+  /** Digest of the pairing code (http/secrets.ts): codes are compared in constant time. */
+  private readonly codeDigest: Buffer;
+  private readonly pace: BodyPace;
   private readonly joinWaiters = new Set<(outcome: DeviceSummary | DeviceError) => void>();
   private readonly silenceMs: number;
   private readonly aliveSeconds: number;
@@ -92,9 +104,11 @@ export class DeviceHub {
   constructor(options: HubOptions = {}) {
     this.pairingCode = options.pairingCode ?? drawCode(8);
     if (this.pairingCode.length < 6) throw new BackendError('a pairing code needs at least 6 characters.');
+    this.codeDigest = digest(this.pairingCode.toUpperCase());
     this.aliveSeconds = options.aliveSeconds ?? 5;
     this.silenceMs = (options.silenceSeconds ?? 30) * 1000;
     this.maxDevices = options.maxDevices ?? 32;
+    this.pace = options.pace ?? { minBytesPerSecond: DEFAULT_HTTP_LIMITS.minBodyBytesPerSecond, graceMs: DEFAULT_HTTP_LIMITS.bodyGraceMs };
     this.log = options.log ?? (() => {});
     this.watch = setInterval(() => this.dropSilent(), Math.min(this.silenceMs / 3, 5000));
     this.watch.unref();
@@ -197,10 +211,10 @@ export class DeviceHub {
       if (job !== null) return await this.jobRequest(req, res, device, Number(job[1]), job[2] !== undefined);
       throw new Refusal(404, `there is no ${path} here.`);
     } catch (error) {
-      const refusal = error instanceof Refusal ? error : new Refusal(500, `the device hub failed: ${(error as Error).message}`);
+      const refusal = error instanceof Refusal ? error : new Refusal(500, `the device hub failed: ${sentence((error as Error).message)}`);
       if (!(error instanceof Refusal)) this.log(`internal error: ${(error as Error).stack ?? String(error)}`);
-      reply(res, refusal.status, { error: refusal.message });
-      if (!req.complete) req.socket.end();
+      reply(res, refusal.status, { error: refusal.message }, refusal.headers);
+      drain(req, res);
     }
   }
 
@@ -225,32 +239,38 @@ export class DeviceHub {
   private async join(req: IncomingMessage, res: ServerResponse): Promise<void> {
     method(req, 'POST');
     const address = req.socket.remoteAddress ?? 'unknown';
-    const failures = this.failedJoins.get(address);
-    if (failures !== undefined && failures.until > Date.now()) throw new Refusal(429, 'too many wrong pairing codes from this address; wait a few minutes.');
-    const body = (await readJson(req, MAX_JOIN_BYTES)) as Partial<DeviceJoin>;
-    if (typeof body.code !== 'string' || !sameText(body.code.trim().toUpperCase(), this.pairingCode.toUpperCase())) {
-      const count = (failures?.count ?? 0) + 1;
-      this.failedJoins.set(address, { count, until: count >= MAX_FAILED_JOINS ? Date.now() + BLOCK_MS : 0 });
+    // The try is taken before the code is read: codes sent at once count as codes sent in turn.
+    const attempt = this.joins.begin(address);
+    if (attempt === undefined) throw new Refusal(429, 'too many wrong pairing codes from this address; wait a few minutes.', { 'Retry-After': String(BLOCK_MS / 1000) });
+    let body: Partial<DeviceJoin>;
+    try {
+      body = (await this.readJson(req, MAX_JOIN_BYTES)) as Partial<DeviceJoin>;
+    } catch (error) {
+      attempt.abandoned();
+      throw error;
+    }
+    if (typeof body.code !== 'string' || !sameSecret(body.code.trim().toUpperCase(), this.codeDigest)) {
+      attempt.failed();
       this.log(`refused a device from ${address}: wrong pairing code`);
       throw new Refusal(401, 'the pairing code is wrong.');
     }
-    this.failedJoins.delete(address);
+    attempt.succeeded();
     if (this.devices.size >= this.maxDevices) throw new Refusal(503, `memplan already has ${this.maxDevices} devices; close one first.`);
     const gpu = checkGpu(body.gpu);
     const name = typeof body.name === 'string' && body.name.trim() !== '' ? printable(body.name.trim()) : 'browser';
     const session = randomBytes(24).toString('hex');
-    const device: Device = { id: `d${this.nextDevice++}`, name, gpu, address, joinedAt: new Date(), sessionDigest: digest(session), lastSeen: Date.now(), jobs: 0 };
+    const device: Device = { id: `d${this.nextDevice++}`, name, gpu, address, joinedAt: new Date(), sessionDigest: digest(session).toString('hex'), lastSeen: Date.now(), jobs: 0 };
     this.devices.set(device.id, device);
     this.sessions.set(device.sessionDigest, device);
-    this.log(`device ${device.id} joined from ${address}: ${name}, ${summary(device).adapter}`);
+    this.log(`device ${device.id} joined from ${address}: ${name}, ${printable(summary(device).adapter)}`);
     const welcome: DeviceWelcome = { id: device.id, session, aliveSeconds: this.aliveSeconds };
     reply(res, 200, welcome);
     for (const waiter of [...this.joinWaiters]) waiter(summary(device));
   }
 
   private authorized(req: IncomingMessage): Device {
-    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-    const device = match === null ? undefined : this.sessions.get(digest(match[1]));
+    const session = bearerToken(req.headers.authorization);
+    const device = session === undefined ? undefined : this.sessions.get(digest(session).toString('hex'));
     if (device === undefined) throw new Refusal(401, 'this device is not joined (or was dropped); reload the page to join again.');
     return device;
   }
@@ -284,16 +304,29 @@ export class DeviceHub {
       return;
     }
     method(req, 'POST');
-    const outcome = (await readJson(req, MAX_RESULT_BYTES)) as { result?: unknown; error?: unknown };
+    const outcome = (await this.readJson(req, MAX_RESULT_BYTES)) as { result?: unknown; error?: unknown };
     reply(res, 204);
     if (typeof outcome.error === 'string') {
       job.settle({ error: new DeviceError('failed', `device ${device.id} (${device.name}) could not run the job: ${sentence(printable(outcome.error, 400))}`) });
       return;
     }
     try {
-      job.settle({ result: decodePageResult(outcome.result, job.repetitions) });
+      const result = decodePageResult(outcome.result, job.repetitions);
+      // What the page says of itself reaches reports and terminals: printable text only.
+      job.settle({ result: { ...result, planner: printable(result.planner, 200), device: printableValues(result.device) as DeviceInfo } });
     } catch (error) {
       job.settle({ error: new DeviceError('failed', `device ${device.id} (${device.name}): ${(error as Error).message}`) });
+    }
+  }
+
+  /** A JSON body of at most `max` bytes, at the hub's pace; a Refusal (400, 408, 413) otherwise. */
+  private async readJson(req: IncomingMessage, max: number): Promise<unknown> {
+    const body = await readBody(req, { maxBytes: max, pace: this.pace });
+    if (body === undefined) throw new Refusal(400, 'the request broke off.');
+    try {
+      return JSON.parse(body.toString('utf8')) as unknown;
+    } catch {
+      throw new Refusal(400, 'the body is not JSON.');
     }
   }
 
@@ -323,16 +356,6 @@ export class DeviceHub {
   }
 }
 
-/** A request the hub refuses: its status and one sentence. */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function summary(device: Device): DeviceSummary {
   const gpu = device.gpu;
   const base = { id: device.id, name: device.name, address: device.address, joinedAt: device.joinedAt.toISOString(), busy: device.job !== undefined, jobs: device.jobs };
@@ -352,74 +375,19 @@ function checkGpu(value: unknown): PageGpu {
   const gpu = value as Partial<{ ok: boolean; info: DeviceInfo; alignment: number; error: string }> | undefined;
   if (gpu?.ok === false && typeof gpu.error === 'string') return { ok: false, error: sentence(printable(gpu.error, 400)) };
   const alignment = gpu?.alignment;
-  if (gpu?.ok !== true || gpu.info === null || typeof gpu.info !== 'object' || gpu.info.backend !== 'browser' || typeof alignment !== 'number' || !Number.isSafeInteger(alignment) || alignment < 4 || (alignment & (alignment - 1)) !== 0) {
+  if (gpu?.ok !== true || gpu.info === null || typeof gpu.info !== 'object' || Array.isArray(gpu.info) || gpu.info.backend !== 'browser' || typeof alignment !== 'number' || !Number.isSafeInteger(alignment) || alignment < 4 || (alignment & (alignment - 1)) !== 0) {
     throw new Refusal(400, 'the join does not describe the page\'s WebGPU device (gpu.ok, gpu.info, gpu.alignment, a power of two).');
   }
-  return { ok: true, info: gpu.info, alignment };
+  // Its adapter's name and the rest are shown in lists, logs and reports: printable text only.
+  return { ok: true, info: printableValues(gpu.info) as DeviceInfo, alignment };
 }
 
 function method(req: IncomingMessage, expected: 'GET' | 'POST'): void {
   if (req.method !== expected) throw new Refusal(405, `use ${expected} here.`);
 }
 
-function reply(res: ServerResponse, status: number, body?: unknown): void {
-  if (res.headersSent || res.writableEnded || res.destroyed) return;
-  if (body === undefined) {
-    res.writeHead(status, { 'Cache-Control': 'no-store' });
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
-  res.end(text);
-}
-
-function readJson(req: IncomingMessage, max: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.pause();
-        reject(new Refusal(413, `the body is larger than ${max} bytes.`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
-      } catch {
-        reject(new Refusal(400, 'the body is not JSON.'));
-      }
-    });
-    req.once('error', () => reject(new Refusal(400, 'the request broke off.')));
-  });
-}
-
 function drawCode(length: number): string {
   let code = '';
   for (let k = 0; k < length; k++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
   return code;
-}
-
-function digest(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** Compares two codes in time that does not depend on where they differ. */
-function sameText(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
-
-/** Text from a device, safe for a log line or a message (no control characters, bounded). */
-function printable(text: string, max = 80): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
-  return clean.length > max ? `${clean.slice(0, max - 3)}...` : clean;
-}
-
-function sentence(message: string): string {
-  const line = message.replace(/\s+/g, ' ').trim();
-  return /[.!?]$/.test(line) ? line : `${line}.`;
 }

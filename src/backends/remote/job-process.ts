@@ -1,11 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { BackendError } from '../backend-error.ts';
 import { childModule } from '../child-module.ts';
-import type { FromRunner, ToRunner } from './job-runner.ts';
-import type { Job } from './wire.ts';
+import type { FromRunner, JobSummary, ToRunner } from './job-runner.ts';
+
+/** A job as the agent hands it to its process: the body as received, and the agent's limits for its checks. */
+export interface JobBody extends Omit<ToRunner, 'type' | 'bytes'> {
+  readonly body: Buffer;
+}
 
 /** How a job ended in its process. */
 export type JobOutcome =
+  /** Failed its checks in the process (a 400); nothing ran, and the process waits for the next job. */
+  | { readonly kind: 'refused'; readonly message: string }
   | { readonly kind: 'done'; readonly report: unknown }
   /** Still running at the cap: killed. */
   | { readonly kind: 'timeout' }
@@ -26,7 +32,8 @@ interface Runner {
 function spawnRunner(): Runner {
   const { path, execArgv, env } = childModule(import.meta.url, './job-runner');
   // Its own process group: killing the job kills the processes it measures in too.
-  const child = fork(path, [], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
+  // stdin carries job bodies (job-runner.ts).
+  const child = fork(path, [], { execArgv, env, serialization: 'advanced', stdio: ['pipe', 'ignore', 'pipe', 'ipc'], detached: true });
   let tail = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-4000);
@@ -37,6 +44,7 @@ function spawnRunner(): Runner {
     child.on('error', () => resolve());
   });
   child.stderr?.on('error', () => {});
+  child.stdin?.on('error', () => {});
   const ready = new Promise<boolean>((resolve) => {
     const onMessage = (message: FromRunner): void => {
       if (message?.type !== 'ready') return;
@@ -111,7 +119,12 @@ export class JobProcesses {
     });
   }
 
-  run(job: Job, maxRunMs: number, signal: AbortSignal): Promise<JobOutcome> {
+  /**
+   * Hands a job body to the process for the next job: it checks the job (`refused`, and the
+   * process stays for the next job) or takes it (`accepted` is called) and runs it. `job` is
+   * called once, when the process is ready: the body is held nowhere here after it is sent.
+   */
+  run(job: () => JobBody, maxRunMs: number, signal: AbortSignal, accepted: (summary: JobSummary) => void = () => {}): Promise<JobOutcome> {
     if (this.closed) return Promise.resolve({ kind: 'aborted' });
     const runner = this.standby ?? spawnRunner();
     this.standby = undefined;
@@ -125,6 +138,16 @@ export class JobProcesses {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         runner.child.off('message', onMessage);
+        if (outcome.kind === 'refused' && alive(runner.child) && this.standby === undefined && !this.closed) {
+          // Nothing ran in it: it takes the next job.
+          this.running.delete(runner);
+          this.standby = runner;
+          void runner.gone.then(() => {
+            if (this.standby === runner) this.standby = undefined;
+          });
+          resolve(outcome);
+          return;
+        }
         if (alive(runner.child)) killGroup(runner.child);
         void runner.gone.then(() => {
           this.running.delete(runner);
@@ -134,7 +157,9 @@ export class JobProcesses {
       };
       const onAbort = (): void => finish({ kind: 'aborted' });
       const onMessage = (message: FromRunner): void => {
-        if (message?.type === 'done') finish({ kind: 'done', report: message.report });
+        if (message?.type === 'accepted') accepted(message.job);
+        else if (message?.type === 'refused') finish({ kind: 'refused', message: message.message });
+        else if (message?.type === 'done') finish({ kind: 'done', report: message.report });
         else if (message?.type === 'failed') finish({ kind: 'failed', message: message.message });
       };
       if (signal.aborted) return finish({ kind: 'aborted' });
@@ -146,9 +171,12 @@ export class JobProcesses {
         if (!ready) return finish({ kind: 'failed', message: died(runner) });
         clearTimeout(timer);
         timer = setTimeout(() => finish({ kind: 'timeout' }), maxRunMs);
-        runner.child.send({ type: 'job', job } satisfies ToRunner, undefined, {}, (error) => {
+        const { body, ...limits } = job();
+        const handed = (error: Error | null | undefined): void => {
           if (error) finish({ kind: 'failed', message: `the job could not be handed to its process (${error.message}).` });
-        });
+        };
+        runner.child.stdin?.write(body, handed);
+        runner.child.send({ type: 'job', bytes: body.length, ...limits } satisfies ToRunner, undefined, {}, handed);
       });
       void runner.gone.then(() => finish({ kind: 'failed', message: died(runner) }));
     });

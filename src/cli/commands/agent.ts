@@ -37,7 +37,11 @@ export function registerAgent(cli: Argv): Argv {
         .option('listen', { type: 'string', default: '127.0.0.1:7878', describe: 'HOST:PORT to listen on (0.0.0.0:PORT for every interface; port 0 picks a free one)' })
         .option('token', { type: 'string', describe: `shared secret clients send, at least ${MIN_TOKEN_LENGTH} characters (or set ${TOKEN_ENV})` })
         .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,cpu-parallel,webgpu,browser)' })
-        .option('max-job-mb', { type: 'number', default: 256, describe: 'largest job accepted (MiB); larger ones get 413' })
+        .option('max-job-mb', {
+          type: 'number',
+          default: 256,
+          describe: 'largest job body accepted (MiB); a larger one gets 413 before it is read. The agent holds at most twice this in bodies at once, one body per client (more wait, unread), and hands each to its job process unparsed',
+        })
         .option('max-run-seconds', { type: 'number', default: 600, describe: 'a job running longer is stopped and answered with 504' })
         .option('devices', { type: 'boolean', default: false, describe: 'also serve the device page (/device): browsers that open it with the printed pairing code join as devices (exec --backend remote --device ID)' })
         .option('quiet', { type: 'boolean', default: false, describe: 'no line per job' }) as unknown as Argv<AgentArgs>,

@@ -18,6 +18,7 @@ import { alignedTable, mib } from '../format.ts';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { runTrace } from '../../io/perfetto-trace.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
+import { TOKEN_ENV } from './agent.ts';
 
 interface ExecArgs extends SourceArgs {
   source: string;
@@ -54,7 +55,7 @@ export function registerExec(cli: Argv): Argv {
         })
         .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default and most: the number of cores)" })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
-        .option('token', { type: 'string', describe: 'remote: the token the agent was started with' })
+        .option('token', { type: 'string', describe: `remote: the token the agent was started with (or set ${TOKEN_ENV}, which keeps it out of the command line)` })
         .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu, browser)" })
         .option('device', { type: 'string', describe: 'remote: a browser that joined the agent as a device (memplan list devices); the job runs there, on its WebGPU' })
         .option('browser', { type: 'string', describe: 'browser: the Chromium-based browser to start, a path or a name on PATH (default: chromium, google-chrome, ... on PATH)' })
@@ -111,13 +112,15 @@ export function registerExec(cli: Argv): Argv {
       };
       let report;
       if (backend === 'remote') {
-        if (args.url === undefined || args.token === undefined) throw new UsageError('--backend remote needs --url http://host:port and --token of a memplan agent.');
+        // As the agent reads it: a token in the environment is not in `ps` or the shell history.
+        const token = args.token ?? process.env[TOKEN_ENV];
+        if (args.url === undefined || token === undefined || token === '') throw new UsageError(`--backend remote needs --url http://host:port and --token (or ${TOKEN_ENV}) of a memplan agent.`);
         if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
         const unserved = args.device === undefined ? unservedBackend(args.remoteBackend) : undefined;
         if (unserved !== undefined) throw new UsageError(`--remote-backend ${args.remoteBackend}: ${unserved}`);
         // A device is a browser: it runs the browser backend, whatever --remote-backend says.
         const target = args.device === undefined ? { backend: args.remoteBackend } : { device: args.device };
-        report = await executeRemote(loaded.graph, { ...common, url: args.url, token: args.token, ...target });
+        report = await executeRemote(loaded.graph, { ...common, url: args.url, token, ...target });
       } else {
         report = await executeGraph(loaded.graph, { ...common, backend: findBackend(backend), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }), ...(args.browser === undefined ? {} : { browser: args.browser }) });
       }

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { BACKENDS } from '../../backends/registry.ts';
+import { printable } from '../../io/printable.ts';
 import { agentInfo } from '../../backends/remote/remote-executor.ts';
 import { ZOO } from '../../models/zoo.ts';
 import { BUDGETED_PLANNERS, PLANNERS } from '../../planners/registry.ts';
@@ -107,6 +108,8 @@ async function listDevices(args: ListArgs): Promise<void> {
     process.stdout.write('no device is connected; open the device page the agent printed in a browser.\n');
     return;
   }
-  const rows = info.devices.map((d) => [d.id, d.name, d.error === undefined ? d.adapter : `no WebGPU: ${d.error}`, d.busy ? 'running a job' : 'idle', String(d.jobs), d.joinedAt, d.address]);
+  // Every field comes from the agent, and names and adapters from the devices: printable text only.
+  const text = (value: unknown, max = 80): string => printable(String(value), max);
+  const rows = info.devices.map((d) => [text(d.id), text(d.name), d.error === undefined ? text(d.adapter) : `no WebGPU: ${text(d.error, 200)}`, d.busy ? 'running a job' : 'idle', text(d.jobs), text(d.joinedAt), text(d.address)]);
   process.stdout.write(`${alignedTable(['id', 'name', 'adapter', 'state', 'jobs', 'joined', 'from'], rows)}\n`);
 }

@@ -1,6 +1,7 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeviceError } from '../../../src/backends/browser/device-hub.ts';
-import { FakeDevice, hubServer, pageResult } from './hub-helpers.ts';
+import { FakeDevice, GPU_INFO, hubServer, pageResult } from './hub-helpers.ts';
 
 const CODE = 'TESTCODE42';
 const JOB = JSON.stringify({ protocol: 1, note: 'the hub passes job text through untouched' });
@@ -39,6 +40,57 @@ describe('the device hub', () => {
     await expect(FakeDevice.join(url, 'WRONGCODE')).rejects.toThrow(/^join: 401 .*pairing code is wrong/);
     for (let k = 1; k < 10; k++) await expect(FakeDevice.join(url, 'WRONGCODE')).rejects.toThrow(/401/);
     await expect(FakeDevice.join(url, CODE)).rejects.toThrow(/^join: 429 .*too many wrong pairing codes/);
+  });
+
+  it('holds the limit on wrong pairing codes when they come at once: 500 sent 50 at a time get ten 401s and 490 429s', async () => {
+    const { url } = await started();
+    const statuses: number[] = [];
+    // Each batch: 50 joins whose headers all arrive before any of their bodies, as on a slow network.
+    for (let batch = 0; batch < 10; batch++) statuses.push(...(await joinsAtOnce(url, Array.from({ length: 50 }, (_, k) => `WRONG${batch}X${k}`))));
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(490);
+    // The address is blocked, for the right code too.
+    expect(await joinsAtOnce(url, [CODE])).toEqual([429]);
+  });
+
+  it('reads a join and a result at most 256 KiB and 4 MiB large (413), and cuts one that trickles in (408)', async () => {
+    const { hub, url } = await started({ pace: { minBytesPerSecond: 1000, graceMs: 200 } });
+    const big = await fetch(`${url}/v1/device/join`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: CODE, name: 'x'.repeat(300 * 1024) }) });
+    expect(big.status).toBe(413);
+    const device = await FakeDevice.join(url, CODE);
+    const running = hub.run(device.id, JOB, { repetitions: 1, maxRunMs: 10_000 });
+    running.catch(() => undefined);
+    const number = await device.nextJob();
+    const result = await fetch(`${url}/v1/device/jobs/${number}/result`, { method: 'POST', headers: { ...device.auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'x'.repeat(5 * 2 ** 20) }) });
+    expect(result.status).toBe(413);
+    const { port } = new URL(url);
+    const slow = connect(Number(port), '127.0.0.1');
+    let text = '';
+    slow.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    slow.write('POST /v1/device/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    const drip = setInterval(() => slow.write(' '), 100);
+    try {
+      await expect.poll(() => text, { timeout: 3000 }).toMatch(/^HTTP\/1\.1 408 /);
+      expect(text).toMatch(/"error":"the body came slower than 1000 bytes a second; send it at once\."/);
+    } finally {
+      clearInterval(drip);
+      slow.destroy();
+    }
+  });
+
+  it('prints only printable text of what a device says it is: control characters in its name or adapter arrive escaped, in lists and in the log', async () => {
+    const lines: string[] = [];
+    const { hub, url } = await started({ log: (line) => lines.push(line) });
+    const gpu = { ok: true, info: { ...GPU_INFO, adapter: 'evil\u001b[2J\u001b]0;owned\u0007gpu', vendor: 'v\u0007' }, alignment: 256 };
+    const response = await fetch(`${url}/v1/device/join`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: CODE, name: 'phone\u001b[31m\u0007', gpu }) });
+    expect(response.status).toBe(200);
+    const [listed] = hub.list();
+    expect(listed).toMatchObject({ name: 'phone\\x1b[31m\\x07', adapter: 'evil\\x1b[2J\\x1b]0;owned\\x07gpu', info: { vendor: 'v\\x07' } });
+    const joined = lines.find((line) => line.includes('joined'));
+    expect(joined).toBe(`device ${listed.id} joined from 127.0.0.1: phone\\x1b[31m\\x07, evil\\x1b[2J\\x1b]0;owned\\x07gpu`);
+    const control = /[\u0000-\u001f\u007f-\u009f]/;
+    const strings = (value: unknown): string[] => (typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]) : []);
+    for (const text of [...strings(hub.list()), ...lines]) expect(text).not.toMatch(control);
   });
 
   it('answers only joined devices on its API (401), and serves the page and its bundle with cross-origin isolation', async () => {
@@ -169,3 +221,29 @@ describe('the device hub', () => {
     }
   });
 });
+
+/** Joins with these codes, on a connection each: every request's headers first, then (once all are in) every body. Resolves with their statuses. */
+async function joinsAtOnce(url: string, codes: readonly string[]): Promise<number[]> {
+  const { port } = new URL(url);
+  const sockets = await Promise.all(
+    codes.map(
+      (code) =>
+        new Promise<{ send(): void; status: Promise<number> }>((resolve) => {
+          const body = JSON.stringify({ code, name: 'guesser', gpu: { ok: true, info: GPU_INFO, alignment: 256 } });
+          const socket = connect(Number(port), '127.0.0.1', () => {
+            socket.write(`POST /v1/device/join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+            resolve({ send: () => socket.write(body), status });
+          });
+          let text = '';
+          const status = new Promise<number>((done) => {
+            socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+            socket.on('close', () => done(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+            socket.on('error', () => {});
+          });
+        }),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const socket of sockets) socket.send();
+  return Promise.all(sockets.map((s) => s.status));
+}

@@ -5,7 +5,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { executeGraph } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
-import { memplan, ROOT, userErrorLine } from '../../cli/run-memplan.ts';
+import { memplan, ROOT, userErrorLine, type CommandRun } from '../../cli/run-memplan.ts';
 import { raw, TOKEN } from './helpers.ts';
 
 /** `memplan agent` as a user starts it: `node bin/memplan.js agent ...`, a process of its own on loopback. */
@@ -78,15 +78,35 @@ describe('memplan agent (a real agent process on loopback)', () => {
     expect((info.json as { jobs: { started: number } }).jobs.started).toBe(1);
   });
 
+  it('exec --backend remote takes the token from MEMPLAN_AGENT_TOKEN, as the agent does: none on the command line', async () => {
+    const run = await memplanWithEnv({ MEMPLAN_AGENT_TOKEN: TOKEN }, 'exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent.url, '--repetitions', '1', '--warmup', '0', '--json');
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ backend: 'cpu', matchesNaive: true, device: { remote: { url: agent.url } } });
+    const none = await memplanWithEnv({ MEMPLAN_AGENT_TOKEN: '' }, 'exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent.url);
+    expect(userErrorLine(none)).toBe('memplan: --backend remote needs --url http://host:port and --token (or MEMPLAN_AGENT_TOKEN) of a memplan agent.');
+  });
+
   it('takes its limits from the command line (the 504 and 413 themselves: agent.test.ts)', async () => {
     const info = await raw(agent.url, '/v1/info');
     expect(info.json).toMatchObject({ limits: { maxRunSeconds: 20, maxJobBytes: 8 * 2 ** 20 } });
   });
 
-  it('stops on SIGTERM, with its job processes', async () => {
+  it('stops on SIGTERM, with its job processes; its log names refusals but never a token', async () => {
     agent.child.kill('SIGTERM');
     expect(await agent.exited).toBe(0);
     expect(agent.stderr()).toMatch(/SIGTERM, stopping/);
+    // It logged the jobs and the refused tokens, never a token itself.
+    expect(agent.stderr()).toMatch(/refused a request from 127\.0\.0\.1: wrong token/);
+    expect(agent.stderr()).not.toContain(TOKEN);
+    expect(agent.stderr()).not.toContain('x'.repeat(32));
+  });
+});
+
+describe('memplan agent --help', () => {
+  it('states the body limit and how many bodies the agent holds at once', async () => {
+    const help = await memplan('agent', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--max-job-mb largest job body accepted \(MiB\); a larger one gets 413 before it is read\. The agent holds at most twice this in bodies at once, one body per client/);
   });
 });
 
@@ -97,3 +117,16 @@ describe('memplan agent refuses to start', () => {
     expect(userErrorLine(short)).toBe('memplan: the token must be at least 16 characters long; it has 5.');
   });
 });
+
+/** `memplan` with these variables set (or emptied) in its environment. */
+function memplanWithEnv(env: Record<string, string>, ...args: string[]): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
