@@ -15,12 +15,22 @@ export function memplan(...args: string[]): Promise<CommandRun> {
   return runNode('bin/memplan.js', ...args);
 }
 
+/** Runs the real `memplan` with these variables set (or emptied) in its environment. */
+export function memplanWithEnv(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CommandRun> {
+  return runCommand(process.execPath, ['bin/memplan.js', ...args], env);
+}
+
 /** Runs node with these arguments from the repository root, as a user's command would. */
 export function runNode(...args: string[]): Promise<CommandRun> {
+  return runCommand(process.execPath, args);
+}
+
+/** Runs a program from the repository root with colours off (and `env` added), collecting its output. */
+export function runCommand(program: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(program, args, {
       cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

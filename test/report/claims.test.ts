@@ -59,6 +59,14 @@ describe('the claims', () => {
     }),
   };
 
+
+  /** A latency cell of the first offsets model: its median and the 95% interval of it. */
+  const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
+    ...paperWorld.offsets[0],
+    planner,
+    latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
+    backend: 'cpu',
+  }) satisfies CellResult;
   it('are decided by the numbers: all hold where the paper\'s figures hold, 7 stays pending', () => {
     const verdicts = evaluateClaims(paperWorld).map((c) => [c.id, c.verdict]);
     expect(verdicts).toEqual([
@@ -109,12 +117,6 @@ describe('the claims', () => {
   });
 
   it('decide claim 7 from latency cells: significant speed-ups only, the source named', () => {
-    const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
-      ...paperWorld.offsets[0],
-      planner,
-      latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
-      backend: 'cpu',
-    }) satisfies CellResult;
     const fast = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])], latencySource: 'Run on a test machine.' })[6];
     expect(fast.verdict).toBe('holds');
     expect(fast.evidence).toMatch(/\+10\.0%.*Run on a test machine\./);
@@ -127,12 +129,6 @@ describe('the claims', () => {
   });
 
   it('call claim 7 inconclusive when the machine was busy while timing, whatever the figures', () => {
-    const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
-      ...paperWorld.offsets[0],
-      planner,
-      latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
-      backend: 'cpu',
-    }) satisfies CellResult;
     const busy = evaluateClaims({
       ...paperWorld,
       latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])],

@@ -5,7 +5,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { executeGraph } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
-import { memplan, ROOT, userErrorLine, type CommandRun } from '../../cli/run-memplan.ts';
+import { memplan, memplanWithEnv, ROOT, userErrorLine } from '../../cli/run-memplan.ts';
 import { raw, TOKEN } from './helpers.ts';
 
 /** `memplan agent` as a user starts it: `node bin/memplan.js agent ...`, a process of its own on loopback. */
@@ -117,16 +117,3 @@ describe('memplan agent refuses to start', () => {
     expect(userErrorLine(short)).toBe('memplan: the token must be at least 16 characters long; it has 5.');
   });
 });
-
-/** `memplan` with these variables set (or emptied) in its environment. */
-function memplanWithEnv(env: Record<string, string>, ...args: string[]): Promise<CommandRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
