@@ -3,16 +3,11 @@ import { DeviceError, type DeviceHub } from '../browser/device-hub.ts';
 import { printable } from '../../io/printable.ts';
 import { Refusal, sentence } from '../http/refusal.ts';
 import { checkJob, type CheckedJob } from './check-job.ts';
-import type { Counters } from './local-jobs.ts';
+import type { Counters, JobContext } from './local-jobs.ts';
 import { decodeJob, type Job } from './wire.ts';
 
-export interface DeviceJobOptions {
+export interface DeviceJobOptions extends JobContext {
   readonly hub: DeviceHub;
-  readonly maxTensorBytes: number;
-  readonly maxRunSeconds: number;
-  readonly counters: Counters;
-  readonly log: (line: string) => void;
-  readonly closing: () => boolean;
 }
 
 /**

@@ -14,14 +14,18 @@ export interface HeldBody {
   take(): Buffer;
 }
 
-export interface LocalJobOptions {
-  readonly served: readonly ServedBackend[];
+/** What every job of the agent runs under, wherever it runs: its limits, the counters, the log. */
+export interface JobContext {
   readonly maxTensorBytes: number;
-  readonly maxQueuedJobs: number;
   readonly maxRunSeconds: number;
   readonly counters: Counters;
   readonly log: (line: string) => void;
   readonly closing: () => boolean;
+}
+
+export interface LocalJobOptions extends JobContext {
+  readonly served: readonly ServedBackend[];
+  readonly maxQueuedJobs: number;
 }
 
 /**
