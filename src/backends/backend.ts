@@ -24,8 +24,13 @@ export interface BackendMemory {
   readonly io: number;
   /** Weights and other constants, one copy each: the form the kernels compute with. */
   readonly weights: number;
-  /** Kernel scratch (im2col tiles, staged operands, the SIMD engine's memory): its high-water so far. */
+  /** Kernel scratch the plan does not hold (im2col tiles, staged operands, the SIMD engine's memory): its high-water so far. */
   readonly scratch: number;
+  /**
+   * The executor's own start-up beside the network's, where the backend measures it itself;
+   * absent: what opening the backend added before the baseline (measure-job.ts).
+   */
+  readonly runtime?: number;
   /** Device backends: bytes of every device buffer created, by what it holds. */
   readonly device?: { readonly intermediates: number; readonly io: number; readonly weights: number; readonly other: number };
 }
@@ -145,7 +150,16 @@ export interface PrepareRequest {
   readonly workers?: number;
   /** Streaming backends only (and required by them): where the weights come from and how they are loaded. */
   readonly streaming?: StreamingRequest;
+  /**
+   * Backends that write weights themselves (`writesWeights`): the values of the constants the
+   * graph holds none of, handed over a run at a time, so that no whole copy of them exists
+   * beside the backend's own.
+   */
+  readonly weights?: WeightStream;
 }
+
+/** Hands every constant's values to `sink` in runs: elements `at` onwards (seeded-weights.ts streamSeededWeights). */
+export type WeightStream = (sink: (name: string, values: Float32Array, at: number) => void) => void;
 
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */
 export interface Backend {
@@ -160,6 +174,14 @@ export interface Backend {
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;
+  /**
+   * Its kernels' scratch is planned: the problems it runs are made with the record option
+   * `scratch` (a record per node that needs one, graph/layer-memory.ts), and it refuses a plan
+   * without them.
+   */
+  readonly plansScratch?: boolean;
+  /** It takes weights from PrepareRequest.weights, writing them where it keeps them as they come. */
+  readonly writesWeights?: boolean;
   /**
    * Start-up a measured process does before its baseline, beside opening the device: the
    * runtime's own threads (the budgeted backend's loader), whose memory is not the network's.

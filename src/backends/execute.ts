@@ -12,6 +12,7 @@ import { summarizeLatency, type LatencySummary } from './latency.ts';
 import { relativeError, runOnnxRuntime } from './onnxruntime/onnxruntime-peer.ts';
 import { parallelReport, type ParallelReport } from './parallel-report.ts';
 import { bitIdentical, seededInputs, weightedGraph, withoutWeights } from './run-data.ts';
+import { findBackend } from './registry.ts';
 
 export { bitIdentical, seededInputs, weightedGraph } from './run-data.ts';
 
@@ -76,8 +77,14 @@ export interface MemoryReport {
   readonly io: number;
   /** Held for weights, one copy (the form the kernels compute with). */
   readonly weights: number;
-  /** Kernel scratch (im2col tiles, staged operands, SIMD engine memory): its high-water. */
+  /** Kernel scratch the plan does not hold (im2col tiles, staged operands, SIMD engine memory): its high-water. */
   readonly scratch: number;
+  /**
+   * The executor's own start-up, measured in the same process before its baseline: its code
+   * compiled and its heap settled by a warm-up run, a pool's threads. Not part of peakRssDelta
+   * (a native runtime's is in its binary); absent in runs from before it was measured.
+   */
+  readonly runtime?: number;
   /** Resident memory of the measured process after start-up and imports, before the network. */
   readonly baselineRss: number;
   /** Its peak resident memory through preparation and every inference. */
@@ -125,6 +132,7 @@ export interface ExecuteReport {
 /** The memory report of a measured process's result. */
 export function memoryReport(planned: number, result: MeasureResult): MemoryReport {
   const { intermediates, io, weights, scratch, device } = result.memory;
+  const runtime = result.memory.runtime ?? 0;
   const peakRssDelta = result.peakRss - result.baselineRss;
   return {
     planned,
@@ -132,6 +140,7 @@ export function memoryReport(planned: number, result: MeasureResult): MemoryRepo
     io,
     weights,
     scratch,
+    runtime,
     baselineRss: result.baselineRss,
     peakRss: result.peakRss,
     peakRssDelta,
@@ -151,6 +160,15 @@ function harnessGraph(source: Graph, weights: 'seeded' | 'file', seed: number, v
 }
 
 /**
+ * The record options a backend runs a network with: fp32 tensors, and its kernels' scratch
+ * as records of their own where it plans them (Backend.plansScratch).
+ */
+export function executionRecords(backend: Pick<Backend, 'plansScratch'>, records: RecordOptions = {}): RecordOptions {
+  const { scratch: _given, ...rest } = records;
+  return { ...rest, elementSize: 4, ...(backend.plansScratch ? { scratch: true } : {}) };
+}
+
+/**
  * The outputs every plan of a network must reproduce bit for bit: the naive plan, one
  * operator at a time (the sequential schedule), in a process of its own, on the backend
  * that checks `options.backend` (itself; the sequential CPU for a parallel one). They do
@@ -159,11 +177,12 @@ function harnessGraph(source: Graph, weights: 'seeded' | 'file', seed: number, v
 export async function naiveReference(source: Graph, options: Omit<ExecuteOptions, 'planner' | 'repetitions' | 'warmup'>): Promise<Map<string, Float32Array>> {
   const weightsKind = options.weights ?? 'seeded';
   const weighted = harnessGraph(source, weightsKind, options.seed, false);
-  const records: RecordOptions = { ...options.records, elementSize: 4, schedule: 'sequential' };
+  const reference = options.backend.reference === undefined ? options.backend : findBackend(options.backend.reference);
+  const records: RecordOptions = executionRecords(reference, { ...options.records, schedule: 'sequential' });
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
   const naive = planAndVerify(findPlanner('shared-objects/naive'), plannedProblem(weighted, records).problem, { alignment });
   const weights: WeightsSource = weightsKind === 'seeded' ? { seeded: options.seed } : { values: 'from-graph' };
-  const job = { records, alignment, backend: options.backend.reference ?? options.backend.kind, seed: options.seed, planner: naive.planner, plan: planOf(naive), warmup: 0, repetitions: 0 };
+  const job = { records, alignment, backend: reference.kind, seed: options.seed, planner: naive.planner, plan: planOf(naive), warmup: 0, repetitions: 0 };
   return (await measureIsolated(weighted, weights, job)).outputs;
 }
 
@@ -179,7 +198,7 @@ export async function executeGraph(source: Graph, options: ExecuteOptions): Prom
   if (options.backend.execute !== undefined) return options.backend.execute(source, options);
   const weightsKind = options.weights ?? 'seeded';
   const weighted = harnessGraph(source, weightsKind, options.seed, options.peer === true);
-  const records: RecordOptions = { ...options.records, elementSize: 4 };
+  const records = executionRecords(options.backend, options.records);
   const { graph, problem } = plannedProblem(weighted, records);
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
   const plan = planAndVerify(options.planner, problem, { alignment });

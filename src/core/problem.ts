@@ -68,7 +68,7 @@ export function makeProblem(
   return budget === undefined ? { name, records, operatorCount: count } : { name, records, operatorCount: count, budget };
 }
 
-/** A record's kind and load window: weights may start loading at `earliest` <= first; intermediates live in one operator. */
+/** A record's kind and load window: weights may start loading at `earliest` <= first; scratch lives in one operator. */
 function checkKind(record: TensorUsageRecord, where: string): void {
   if (record.kind !== undefined && !RECORD_KINDS.includes(record.kind)) {
     throw new InvalidProblemError(`${where} has kind ${JSON.stringify(record.kind)}; kinds are ${RECORD_KINDS.join(', ')}.`);
@@ -79,8 +79,8 @@ function checkKind(record: TensorUsageRecord, where: string): void {
       throw new InvalidProblemError(`${where} has earliest load step ${record.earliest}; it must be a whole number from 0 to its first operator (${record.first}).`);
     }
   }
-  if (record.kind === 'intermediate' && record.first !== record.last) {
-    throw new InvalidProblemError(`${where} is an intermediate over operators ${record.first}-${record.last}; an intermediate lives inside one layer.`);
+  if (record.kind === 'scratch' && record.first !== record.last) {
+    throw new InvalidProblemError(`${where} is scratch over operators ${record.first}-${record.last}; scratch lives inside one operator.`);
   }
 }
 

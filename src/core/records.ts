@@ -2,10 +2,10 @@
  * What a record holds (FlexNN's three kinds of layer memory): an `activation` (a tensor
  * between layers, the default and the only kind of the paper's problems), a `weight` (a
  * layer's parameters, read from storage; it may be loaded before its layer, from step
- * `earliest` on) or an `intermediate` (a layer's scratch, such as an im2col buffer, live
- * inside its one layer).
+ * `earliest` on) or `scratch` (a kernel's temporary, such as an im2col band: FlexNN's
+ * intermediates, TFLite's temporaries), live inside its one operator.
  */
-export type RecordKind = 'activation' | 'weight' | 'intermediate';
+export type RecordKind = 'activation' | 'weight' | 'scratch';
 
 /**
  * A tensor's usage over the fixed execution order (Pisarchyk & Lee 2020, section 2):
@@ -28,7 +28,7 @@ export interface TensorUsageRecord {
   readonly earliest?: number;
 }
 
-export const RECORD_KINDS: readonly RecordKind[] = ['activation', 'weight', 'intermediate'];
+export const RECORD_KINDS: readonly RecordKind[] = ['activation', 'weight', 'scratch'];
 
 export function recordKind(record: TensorUsageRecord): RecordKind {
   return record.kind ?? 'activation';

@@ -24,7 +24,7 @@ export interface Violation {
     | 'claim'
     | 'budget'
     | 'load-window'
-    | 'intermediate';
+    | 'scratch';
   readonly message: string;
 }
 
@@ -92,11 +92,11 @@ function isByteCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** An intermediate is a layer's own scratch: it lives inside one operator. */
+/** Scratch is a kernel's own temporary: it lives inside one operator. */
 function verifyIntermediates(problem: Problem, out: ViolationCollector): void {
   for (const record of problem.records) {
-    if (record.kind === 'intermediate' && record.first !== record.last) {
-      out.add('intermediate', `intermediate ${record.id} spans operators ${record.first}-${record.last}; an intermediate lives inside its one layer.`);
+    if (record.kind === 'scratch' && record.first !== record.last) {
+      out.add('scratch', `scratch ${record.id} spans operators ${record.first}-${record.last}; scratch lives inside its one operator.`);
     }
   }
 }
@@ -128,8 +128,8 @@ function residencyStarts(problem: Problem, loadSteps: readonly number[] | undefi
         starts[i] = step;
       }
     } else if (step !== record.first) {
-      const what = record.kind === 'intermediate' ? 'intermediate' : 'activation';
-      out.add(what === 'intermediate' ? 'intermediate' : 'load-window', `${what} ${record.id} is given memory from operator ${step}, but it exists only from operator ${record.first}; only weights are loaded ahead.`);
+      const what = record.kind === 'scratch' ? 'scratch' : 'activation';
+      out.add(what === 'scratch' ? 'scratch' : 'load-window', `${what} ${record.id} is given memory from operator ${step}, but it exists only from operator ${record.first}; only weights are loaded ahead.`);
     }
   });
   return starts;

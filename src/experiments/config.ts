@@ -118,7 +118,8 @@ export async function loadExperiment(file: string): Promise<Experiment> {
   return parseExperiment(text, file);
 }
 
-const RECORD_KEYS: Record<keyof RecordOptions, 'boolean' | 'size' | 'order' | 'schedule'> = {
+// `scratch` is not an experiment's to set: the executing backend plans its scratch (execute.ts).
+const RECORD_KEYS: Record<Exclude<keyof RecordOptions, 'scratch'>, 'boolean' | 'size' | 'order' | 'schedule'> = {
   includeGraphIO: 'boolean',
   elementSize: 'size',
   roundChannelsTo4: 'boolean',
@@ -192,7 +193,7 @@ export function parseExperiment(text: string, file: string): Experiment {
     const given = object(root.records, '$.records');
     noStrangers(given, Object.keys(RECORD_KEYS), '$.records');
     for (const [key, value] of Object.entries(given)) {
-      const kind = RECORD_KEYS[key as keyof RecordOptions];
+      const kind = RECORD_KEYS[key as keyof typeof RECORD_KEYS];
       if (kind === 'boolean' && typeof value !== 'boolean') fail(`$.records.${key}`, 'must be true or false.');
       if (kind === 'size') whole(value, `$.records.${key}`, 1);
       if (kind === 'order' && !OPERATOR_ORDERS.includes(value as OperatorOrder)) fail(`$.records.${key}`, `must be one of ${OPERATOR_ORDERS.join(', ')}.`);

@@ -34,7 +34,7 @@ export interface BudgetedNetwork {
   /**
    * Every record of a budgeted run, in order of first use: the activations (graph inputs
    * and outputs included: they live in the one buffer too), one weight record per layer
-   * with weights (`<node>@weights`, loadable from operator 0 on) and one intermediate
+   * with weights (`<node>@weights`, loadable from operator 0 on) and one scratch
    * record per layer with scratch (`<node>@scratch`); sizes in fp32, the budget attached.
    */
   readonly problem: Problem;
@@ -61,14 +61,14 @@ export function budgetedNetwork(source: Graph, options: BudgetRecordOptions = {}
   executionOrder(graph).forEach((node, step) => {
     const memory = layerMemory(graph, node);
     const layer: { step: number; memory: LayerMemory; weight?: string; scratch?: string } = { step, memory };
-    const add = (id: string, size: number, kind: 'weight' | 'intermediate'): string => {
+    const add = (id: string, size: number, kind: 'weight' | 'scratch'): string => {
       if (ids.has(id)) throw new GraphError(`the budgeted records need the id ${id}, which a tensor of the graph already has.`);
       ids.add(id);
       added.push(kind === 'weight' ? { id, size, first: step, last: step, kind, earliest: 0 } : { id, size, first: step, last: step, kind });
       return id;
     };
     if (memory.weightBytes > 0) layer.weight = add(`${node.name}@weights`, memory.weightBytes, 'weight');
-    if (memory.scratchBytes > 0) layer.scratch = add(`${node.name}@scratch`, memory.scratchBytes, 'intermediate');
+    if (memory.scratchBytes > 0) layer.scratch = add(`${node.name}@scratch`, memory.scratchBytes, 'scratch');
     pending.set(node.name, layer);
   });
   // Stable by first use: a layer's weight and scratch after the activations it starts.

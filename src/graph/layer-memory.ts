@@ -118,6 +118,26 @@ function fewestRowsReaching(total: number, bytesOf: (rows: number) => number): n
   return rows;
 }
 
+/**
+ * The executor's own form of a node where the CPU executor runs it in place in its one
+ * memory: NHWC convolutions and FullyConnected layers whose weights (and bias) are
+ * constants, which the SIMD kernels read packed where they lie, with their scratch planned
+ * (`scratchBytes`: a record of kind `scratch`). Undefined for every other node: it runs its
+ * kernel on views of its tensors and needs no scratch of its own (or its kernel's own,
+ * reported as unplanned).
+ */
+export function inPlaceLayer(graph: Graph, node: Node): LayerMemory | undefined {
+  if (graph.layout !== 'NHWC' || (node.op !== 'Conv' && node.op !== 'FullyConnected')) return undefined;
+  const constant = (index: number): boolean => graph.tensors.get(node.inputs[index])?.constant === true;
+  if (!constant(1) || (node.inputs[2] !== undefined && node.inputs[2] !== '' && !constant(2))) return undefined;
+  return layerMemory(graph, node);
+}
+
+/** The id of a node's scratch record. */
+export function scratchId(node: Node): string {
+  return `${node.name}@scratch`;
+}
+
 function requireConstant(graph: Graph, node: Node, input: number): void {
   const tensor = graph.tensors.get(node.inputs[input]);
   if (tensor === undefined || !tensor.constant) {

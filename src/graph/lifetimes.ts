@@ -1,6 +1,7 @@
 import { makeProblem, type Problem } from '../core/problem.ts';
 import type { TensorUsageRecord } from '../core/records.ts';
-import type { Graph } from './ir.ts';
+import { GraphError, type Graph } from './ir.ts';
+import { inPlaceLayer, scratchId } from './layer-memory.ts';
 import { memoryAwareOrder } from './memory-aware-order.ts';
 import { recordSizer, type RecordSelection } from './record-tensors.ts';
 import { isParallelSchedule, scheduleSteps, type Schedule, type Steps } from './schedule.ts';
@@ -33,6 +34,12 @@ export interface RecordOptions extends RecordSelection {
    * by one step never share memory.
    */
   readonly schedule?: Schedule;
+  /**
+   * Also plan the CPU executor's scratch: one record of kind `scratch` per node it runs in
+   * place that needs one (layer-memory.ts `inPlaceLayer`: im2col bands, zero-framed depthwise
+   * bands), live at that node's step. Executed plans have them; the paper's tables do not.
+   */
+  readonly scratch?: boolean;
 }
 
 /** The record options of the paper's reproduction (see RecordOptions). */
@@ -101,7 +108,7 @@ export function graphToProblem(input: Graph, options: RecordOptions = {}): Probl
  * graph's own execution order). Records come in order of first use (ties: step order, then
  * the order the operator lists them).
  */
-function recordsOfSteps(graph: Graph, steps: Steps, options: RecordSelection): Problem {
+function recordsOfSteps(graph: Graph, steps: Steps, options: RecordOptions): Problem {
   const sizeOf = recordSizer(graph, options);
   const first = new Map<string, number>();
   const last = new Map<string, number>();
@@ -123,5 +130,24 @@ function recordsOfSteps(graph: Graph, steps: Steps, options: RecordSelection): P
     for (const name of graph.outputs) if (last.has(name)) last.set(name, steps.length - 1);
   }
   const records: TensorUsageRecord[] = [...first.keys()].map((name) => ({ id: name, size: size.get(name)!, first: first.get(name)!, last: last.get(name)! }));
-  return makeProblem(graph.name, records, Math.max(steps.length, 1));
+  return makeProblem(graph.name, options.scratch ? withScratch(graph, steps, records) : records, Math.max(steps.length, 1));
+}
+
+/**
+ * The tensor records and a scratch record per node that needs one, stably by first use: a
+ * node's scratch after the tensors its step starts (TFLite's record order is by first use).
+ * Scratch is fp32, as the executor that uses it.
+ */
+function withScratch(graph: Graph, steps: Steps, tensors: readonly TensorUsageRecord[]): TensorUsageRecord[] {
+  const scratch: TensorUsageRecord[] = [];
+  steps.forEach((step, index) => {
+    for (const node of step) {
+      const bytes = inPlaceLayer(graph, node)?.scratchBytes ?? 0;
+      if (bytes === 0) continue;
+      const id = scratchId(node);
+      if (graph.tensors.has(id)) throw new GraphError(`the scratch record of node ${node.name} needs the id ${id}, which a tensor of the graph already has.`);
+      scratch.push({ id, size: bytes, first: index, last: index, kind: 'scratch' });
+    }
+  });
+  return [...tensors, ...scratch].sort((a, b) => a.first - b.first);
 }

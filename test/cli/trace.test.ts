@@ -57,7 +57,8 @@ describe.concurrent('traces', () => {
     expect(slices.map((s) => s.name)).toEqual(order.map((n) => n.name));
     expect(slices.map((s) => s.cat)).toEqual(order.map((n) => n.op));
     for (let k = 1; k < slices.length; k++) expect(slices[k].ts as number).toBeGreaterThanOrEqual(end(slices[k - 1]) - EPS);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    // The CPU executor's records: its kernels' scratch too.
+    const problem = graphToProblem(graph, { elementSize: 4, scratch: true });
     const live = events.filter((e) => e.ph === 'C' && e.name === 'live bytes');
     expect(live).toHaveLength(problem.operatorCount);
     live.forEach((point, step) => {

@@ -15,7 +15,7 @@ const records: TensorUsageRecord[] = [
   { id: 'a1', size: 100, first: 1, last: 2 },
   { id: 'w1', size: 60, first: 1, last: 1, kind: 'weight', earliest: 0 },
   { id: 'w2', size: 60, first: 2, last: 2, kind: 'weight', earliest: 0 },
-  { id: 'i1', size: 40, first: 1, last: 1, kind: 'intermediate' },
+  { id: 'i1', size: 40, first: 1, last: 1, kind: 'scratch' },
 ];
 const chain = makeProblem('chain', records, 3);
 // At operator 1 a0, a1, w1 and i1 are live: 300 bytes side by side; w2 reuses a0's place.
@@ -57,20 +57,20 @@ describe('verifier on budgeted problems', () => {
     expect(verifyPlan(chain, offsetsPlan(chain, [0, 100, 200, 300, 260], [0, 1, 1, 1, 1])).valid).toBe(true);
   });
 
-  it('rejects memory taken ahead for an activation or an intermediate (only weights are loaded ahead)', () => {
+  it('rejects memory taken ahead for an activation or scratch (only weights are loaded ahead)', () => {
     expect(kinds(chain, offsetsPlan(chain, offsets, [0, 0, 1, 2, 1]))).toEqual(['load-window']);
-    expect(kinds(chain, offsetsPlan(chain, offsets, [0, 1, 1, 2, 0]))).toEqual(['intermediate']);
+    expect(kinds(chain, offsetsPlan(chain, offsets, [0, 1, 1, 2, 0]))).toEqual(['scratch']);
   });
 
-  it('rejects an intermediate that lives outside its one layer, and load steps of the wrong count', () => {
-    const spread: Problem = { name: 'spread', operatorCount: 3, records: [{ id: 'i', size: 8, first: 0, last: 1, kind: 'intermediate' }] };
-    expect(kinds(spread, offsetsPlan(spread, [0]))).toEqual(['intermediate']);
+  it('rejects scratch that lives outside its one operator, and load steps of the wrong count', () => {
+    const spread: Problem = { name: 'spread', operatorCount: 3, records: [{ id: 'i', size: 8, first: 0, last: 1, kind: 'scratch' }] };
+    expect(kinds(spread, offsetsPlan(spread, [0]))).toEqual(['scratch']);
     expect(kinds(chain, { ...offsetsPlan(chain, offsets), loadSteps: [0, 1] })).toEqual(['length']);
   });
 
   it('agrees with a brute-force check over residency intervals on random budgeted plans', () => {
     const problemAndPlan = fc
-      .array(fc.record({ first: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }), size: fc.integer({ min: 1, max: 50 }), kind: fc.constantFrom('activation', 'weight', 'intermediate') }), { minLength: 1, maxLength: 12 })
+      .array(fc.record({ first: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }), size: fc.integer({ min: 1, max: 50 }), kind: fc.constantFrom('activation', 'weight', 'scratch') }), { minLength: 1, maxLength: 12 })
       .chain((drawn) => {
         const problem = makeProblem(
           'random',
@@ -98,12 +98,12 @@ describe('verifier on budgeted problems', () => {
 });
 
 describe('budgeted problems', () => {
-  it('reject a bad kind, a load window on a non-weight or past the layer, a multi-operator intermediate and a bad budget', () => {
+  it('reject a bad kind, a load window on a non-weight or past the layer, multi-operator scratch and a bad budget', () => {
     const make = (record: Partial<TensorUsageRecord>, budget?: number) => () => makeProblem('p', [{ id: 'x', size: 1, first: 2, last: 2, ...record } as TensorUsageRecord], 3, budget === undefined ? {} : { budget });
-    expect(make({ kind: 'bias' as never })).toThrow(/kinds are activation, weight, intermediate/);
+    expect(make({ kind: 'bias' as never })).toThrow(/kinds are activation, weight, scratch/);
     expect(make({ earliest: 0 })).toThrow(/is no weight/);
     expect(make({ kind: 'weight', earliest: 3 })).toThrow(/earliest load step 3/);
-    expect(make({ kind: 'intermediate', first: 1 })).toThrow(/lives inside one layer/);
+    expect(make({ kind: 'scratch', first: 1 })).toThrow(/lives inside one operator/);
     expect(make({}, -1)).toThrow(InvalidProblemError);
     expect(make({ kind: 'weight', earliest: 1 }, 10)().budget).toBe(10);
   });

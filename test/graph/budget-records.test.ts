@@ -22,7 +22,7 @@ function network(): Graph {
 describe('budgeted records', () => {
   const graph = network();
 
-  it('hold every activation (graph inputs and outputs too), one weight record per layer with weights and one intermediate per layer with scratch', () => {
+  it('hold every activation (graph inputs and outputs too), one weight record per layer with weights and one scratch record per layer that needs one', () => {
     const { problem, layers } = budgetedNetwork(graph);
     const activations = graphToProblem(graph, { elementSize: 4, includeGraphIO: true }).records;
     expect(problem.records.filter((r) => r.kind === undefined)).toEqual(activations);
@@ -34,7 +34,7 @@ describe('budgeted records', () => {
       expect(weight === undefined ? 0 : weight.size, node.name).toBe(memory.weightBytes);
       expect(scratch === undefined ? 0 : scratch.size, node.name).toBe(memory.scratchBytes);
       if (weight) expect(weight).toMatchObject({ kind: 'weight', first: step, last: step, earliest: 0 });
-      if (scratch) expect(scratch).toMatchObject({ kind: 'intermediate', first: step, last: step });
+      if (scratch) expect(scratch).toMatchObject({ kind: 'scratch', first: step, last: step });
       expect(layers.get(node.name)?.step).toBe(step);
     });
     const firsts = problem.records.map((r) => r.first);

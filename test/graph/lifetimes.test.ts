@@ -42,6 +42,35 @@ describe('lifetimes', () => {
   });
 });
 
+describe('scratch records (the CPU executor\'s kernels)', () => {
+  const graph = (): Graph => {
+    const b = new NetworkBuilder('scratchy');
+    const x = b.input('in', [1, 16, 16, 8]);
+    const c = b.conv('conv3x3', x, { out: 16, kernel: 3 });
+    const p = b.conv('pointwise', c, { out: 16, kernel: 1 });
+    const d = b.depthwise('dw', p, { kernel: 3 });
+    return b.build([b.dense('fc', b.globalAveragePool('gap', d), 10)]);
+  };
+
+  it('are planned only when asked: one per node that needs one, at its step, of kind scratch, after the tensors of that step', () => {
+    const plain = graphToProblem(graph(), { elementSize: 4 });
+    expect(plain.records.some((r) => r.kind === 'scratch')).toBe(false);
+    const problem = graphToProblem(graph(), { elementSize: 4, scratch: true });
+    const scratch = problem.records.filter((r) => r.kind === 'scratch');
+    // The 3x3 convolution's im2col band and the depthwise convolution's framed band; the 1x1 convolution and the FullyConnected layer read their input where it lies.
+    expect(scratch.map((r) => r.id)).toEqual(['conv3x3@scratch', 'dw@scratch']);
+    const order = executionOrder(graph()).map((n) => n.name);
+    for (const record of scratch) {
+      const step = order.indexOf(record.id.replace('@scratch', ''));
+      expect(record).toMatchObject({ first: step, last: step });
+    }
+    // The tensors come as without scratch, each scratch record after the tensors its step starts.
+    expect(problem.records.filter((r) => r.kind !== 'scratch')).toEqual(plain.records);
+    const firsts = problem.records.map((r) => r.first);
+    expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
+  });
+});
+
 describe('execution order', () => {
   const tensor = (name: string): Tensor => ({ name, shape: [1, 4], dtype: 'float32', constant: false });
   const relu = (name: string, input: string, output: string): Node => ({ op: 'Relu', name, inputs: [input], outputs: [output] });

@@ -28,7 +28,7 @@ function network(): Graph {
 const sliceBytes = (k: number, channels: number): number => Math.ceil(channels / GEMM_PANEL) * GEMM_PANEL * (k + 1) * 4;
 
 async function run(graph: Graph): Promise<Map<string, Float32Array>> {
-  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4 });
+  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4, scratch: true });
   const prepared = await cpuBackend.prepare({ graph: planned, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
   const outputs = await prepared.infer(seededInputs(planned, 3));
   return new Map([...outputs].map(([name, values]) => [name, values.slice()]));

@@ -67,7 +67,7 @@ function withLogits(graph: Graph): Graph {
 }
 
 async function run(graph: Graph, planner: string): Promise<Map<string, Float32Array>> {
-  const problem = graphToProblem(graph, { elementSize: 4 });
+  const problem = graphToProblem(graph, { elementSize: 4, scratch: true });
   const plan = planAndVerify(findPlanner(planner), problem, { alignment: 4 });
   expect(plan.valid).toBe(true);
   const prepared = await cpuBackend.prepare({ graph, problem, plan });

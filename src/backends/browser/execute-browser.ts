@@ -20,7 +20,8 @@ export async function executeBrowser(source: Graph, options: ExecuteOptions): Pr
   const session = await openBrowserSession(options.browser === undefined ? {} : { browser: options.browser });
   try {
     const run = { backend: 'browser', repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true };
-    const job = buildJob(source, options, run, session.device.requiredAlignment);
+    // The page runs the WebGPU backend: no kernel scratch to plan.
+    const job = buildJob(source, options, run, session.device.requiredAlignment, false);
     const result = await session.run(job.body, { repetitions: options.repetitions, maxRunMs: RUN_LIMIT_MS });
     const { executable, version, flags, adapterChoice } = session.launch;
     return browserReport(result, { footprint: job.verified.footprint, seed: options.seed }, { browser: { executable, version, flags, adapterChoice } });

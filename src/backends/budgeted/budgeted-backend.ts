@@ -9,7 +9,7 @@ import { GraphIo } from '../cpu/graph-io.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
 import { MAX_PAGES } from '../cpu/kernels/wasm-encoder.ts';
 import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
-import { layerKernel, type ArenaContext } from './arena-kernels.ts';
+import { layerKernel, type ArenaContext } from '../cpu/arena-kernels.ts';
 import { loadSchedule } from './load-schedule.ts';
 import { loaderThread } from './loader-thread.ts';
 import { warmUp } from './warm-up.ts';

@@ -2,12 +2,14 @@ import type { Plan } from '../../core/plans.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import type { Graph, Tensor } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
+import { streamSeededWeights } from '../../graph/seeded-weights.ts';
 import type { Steps } from '../../graph/schedule.ts';
 import type { Problem } from '../../core/problem.ts';
 import { fixedPlanner } from '../../planners/fixed-planner.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
-import type { Backend, BackendMemory, DeviceInfo, OperatorSpan, PreparedNetwork } from '../backend.ts';
+import type { Backend, BackendMemory, DeviceInfo, OperatorSpan, PreparedNetwork, WeightStream } from '../backend.ts';
 import { readRss } from '../process-memory.ts';
+import type { MeasuredContext } from './measured-child.ts';
 import { findBackend } from '../registry.ts';
 import { seededInputs, weightedGraph } from '../run-data.ts';
 
@@ -86,17 +88,23 @@ const COLLECT_EVERY = 4 * 2 ** 20;
 /**
  * The network a job runs, as the measured process derives it: the source graph with its
  * weights (seeded here, or the values that followed the job), the planned graph and its
- * records under the job's record options, and the job's plan verified against them.
+ * records under the job's record options, and the job's plan verified against them. For a
+ * backend that writes weights itself (Backend.writesWeights), seeded weights are not made
+ * here but streamed to it (`weights`), so that no whole copy of them exists beside its own.
  */
-export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>): { source: Graph; graph: Graph; problem: Problem; steps: Steps; plan: VerifiedResult } {
+export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>, backend?: Pick<Backend, 'writesWeights'>): { source: Graph; graph: Graph; problem: Problem; steps: Steps; plan: VerifiedResult; weights?: WeightStream } {
+  const seed = job.seededWeights;
+  const streamed = seed !== undefined && backend?.writesWeights === true;
   const source =
-    job.seededWeights !== undefined
-      ? weightedGraph(job.graph, 'seeded', job.seededWeights)
+    seed !== undefined
+      ? streamed
+        ? job.graph
+        : weightedGraph(job.graph, 'seeded', seed)
       : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
   const { graph, problem, steps } = plannedProblem(source, { ...job.records, elementSize: 4 });
   const plan = planAndVerify(fixedPlanner(job.planner, job.plan), problem, { alignment: job.alignment });
   if (!plan.valid) throw new Error(`the plan of ${job.planner} fails the verifier in the measured process: ${plan.violations[0]?.message}`);
-  return { source, graph, problem, steps, plan };
+  return { source, graph, problem, steps, plan, ...(streamed ? { weights: (sink) => streamSeededWeights(job.graph, seed, sink) } : {}) };
 }
 
 /**
@@ -106,7 +114,7 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
  * repacked weights never pile up.
  */
 async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Array>, backend: Backend, collect: () => void): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array> }> {
-  const { source, graph, problem, steps, plan } = jobNetwork(job, constants);
+  const { source, graph, problem, steps, plan, weights } = jobNetwork(job, constants, backend);
   constants.clear();
   const holders = [source.tensors, graph.tensors] as Map<string, Tensor>[];
   let uncollected = 0;
@@ -122,7 +130,8 @@ async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Arr
       uncollected = 0;
     }
   };
-  return { prepared: await backend.prepare({ graph, problem, plan, release, steps, ...(job.workers === undefined ? {} : { workers: job.workers }) }), inputs: seededInputs(graph, job.seed) };
+  const request = { graph, problem, plan, release, steps, ...(weights ? { weights } : {}), ...(job.workers === undefined ? {} : { workers: job.workers }) };
+  return { prepared: await backend.prepare(request), inputs: seededInputs(graph, job.seed) };
 }
 
 /**
@@ -130,7 +139,8 @@ async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Arr
  * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
  * the garbage collector where the process exposes it (else nothing).
  */
-export async function measure(job: MeasureJob, constants: Map<string, Float32Array>, baselineRss: number, collect: () => void): Promise<MeasureResult> {
+export async function measure(job: MeasureJob, constants: Map<string, Float32Array>, context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'>): Promise<MeasureResult> {
+  const { baselineRss, runtimeRss, collect } = context;
   const backend = findBackend(job.backend);
   const { prepared, inputs } = await prepareNetwork(job, constants, backend, collect);
   collect();
@@ -174,7 +184,8 @@ export async function measure(job: MeasureJob, constants: Map<string, Float32Arr
   const spans = job.timeline && prepared.trace ? await prepared.trace(inputs) : undefined;
   const pool = prepared.parallel;
   const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
-  const memory = { ...held, io: held.io + inputBytes };
+  // The runtime's start-up (measured before the baseline) is the backend's own unless it reports one.
+  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss };
   prepared.dispose();
   return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(spans ? { spans } : {}) };
 }

@@ -17,17 +17,24 @@ const constants = new Map<string, Float32Array>();
 const kind = process.argv[2];
 await serveMeasured(
   'measure-process',
-  (raw, { baselineRss, collect }) => {
+  (raw, context) => {
     const message = raw as ToMeasureProcess;
     if (message?.type === 'job' && job === undefined) job = message.job;
     else if (message?.type === 'constant') constants.set(message.name, message.data);
     else if (message?.type === 'go' && job !== undefined) {
-      if (!job.pinCore) return measure(job, constants, baselineRss, collect);
+      if (!job.pinCore) return measure(job, constants, context);
       // Pinned before the network is prepared: every inference, warm-ups included, runs on that core.
       const pinning = pinToLastCore();
-      return measure(job, constants, baselineRss, collect).then((result) => ({ ...result, device: { ...result.device, pinning } }));
+      return measure(job, constants, context).then((result) => ({ ...result, device: { ...result.device, pinning } }));
     }
     return undefined;
   },
-  kind === undefined ? undefined : () => findBackend(kind).device(),
+  // Start-up: the backend opened (and warmed up, where it does) before the baseline.
+  kind === undefined
+    ? undefined
+    : async () => {
+        const backend = findBackend(kind);
+        await backend.open?.();
+        return backend.device();
+      },
 );

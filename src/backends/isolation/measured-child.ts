@@ -15,6 +15,12 @@ type FromChild<R> = { readonly type: 'ready' } | { readonly type: 'done'; readon
 export interface MeasuredContext {
   /** Resident bytes after start-up (imports and `before`), before the job. */
   readonly baselineRss: number;
+  /**
+   * What `before` added to the resident bytes (the backend opened and warmed up: its code
+   * compiled, its threads started): the runtime's own cost, measured, and not part of the
+   * job's peak - baseline.
+   */
+  readonly runtimeRss: number;
   /** The garbage collector (the process runs with --expose-gc), or nothing. */
   readonly collect: () => void;
 }
@@ -61,8 +67,9 @@ export function forkMeasured<R>(base: string, name: string, argv: readonly strin
 }
 
 /**
- * The measured process's side: runs `before` (opening a device is start-up too), collects
- * garbage, takes the baseline RSS, resets the peak, says `ready`, then passes each message
+ * The measured process's side: runs `before` (opening a device and warming the backend up is
+ * start-up too; what it adds is measured as the runtime's), collects garbage, takes the
+ * baseline RSS, resets the peak, says `ready`, then passes each message
  * to `receive` until it returns the job's run, whose result (or error) it reports before
  * exiting. It exits as soon as the harness goes away.
  */
@@ -76,10 +83,13 @@ export async function serveMeasured<R>(what: string, receive: (message: unknown,
     process.send?.(message, undefined, {}, () => then());
   };
   process.on('disconnect', () => process.exit(1));
-  await before?.();
   const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
   collect();
-  const context = { baselineRss: readRss().rss, collect };
+  const started = readRss().rss;
+  await before?.();
+  collect();
+  const baselineRss = readRss().rss;
+  const context = { baselineRss, runtimeRss: Math.max(0, baselineRss - started), collect };
   resetPeakRss();
   let running = false;
   process.on('message', (message: unknown) => {

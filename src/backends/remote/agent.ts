@@ -59,7 +59,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   let closing = false;
   const isClosing = (): boolean => closing;
   const { maxRunSeconds, maxTensorBytes } = settings;
-  const served = device.backends.map((b) => ({ kind: b.kind, requiredAlignment: b.requiredAlignment }));
+  const served = device.backends.map((b) => ({ kind: b.kind, requiredAlignment: b.requiredAlignment, plansScratch: findBackend(b.kind).plansScratch === true }));
   const local = new LocalJobs({ served, maxTensorBytes, maxQueuedJobs: settings.maxQueuedJobs, maxRunSeconds, counters, log, closing: isClosing });
   const deviceJobs: DeviceJobOptions | undefined = hub === undefined ? undefined : { hub, maxTensorBytes, maxRunSeconds, counters, log, closing: isClosing };
   const inFlight = new Set<AbortController>();

@@ -12,6 +12,8 @@ import { WireError, type DecodedPlan, type Job } from './wire.ts';
 export interface ServedBackend {
   readonly kind: string;
   readonly requiredAlignment: number;
+  /** It plans its kernels' scratch (Backend.plansScratch): jobs for it carry records.scratch. */
+  readonly plansScratch?: boolean;
 }
 
 export interface CheckedJob {
@@ -124,7 +126,12 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
     throw new WireError((error as Error).message);
   }
   const { problem } = planned;
+  if (backend.plansScratch && !job.records.scratch) {
+    throw new WireError(`the ${backend.kind} backend plans its kernels' scratch: send the job with records.scratch, planned with those records.`);
+  }
   for (const record of problem.records) {
+    // Scratch is a kernel's, sized by the records' own rules (graph/layer-memory.ts), not a tensor's.
+    if (record.kind === 'scratch') continue;
     const bytes = elementCount(planned.graph.tensors.get(record.id)?.shape ?? []) * 4;
     if (record.size !== bytes) {
       throw new WireError(`record ${record.id} is ${record.size} bytes but its tensor holds ${bytes} as float32; jobs run with records of the tensors' own size (no roundChannelsTo4).`);

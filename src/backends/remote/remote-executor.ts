@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Graph } from '../../graph/ir.ts';
 import type { ExecuteOptions, ExecuteReport } from '../execute.ts';
 import { BackendError } from '../backend-error.ts';
+import { BACKENDS } from '../registry.ts';
 import { buildJob } from './job-builder.ts';
 import { decodeInfo, decodeJobResponse, errorSentence, WireError, type InfoResponse } from './wire.ts';
 
@@ -80,6 +81,8 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
       ...(options.device === undefined ? {} : { device: options.device }),
     },
     requiredAlignment,
+    // A device is a browser (WebGPU: no scratch); an agent's backend plans scratch as this version's does.
+    options.device === undefined && BACKENDS.some((b) => b.kind === kind && b.plansScratch === true),
   );
   const body = Buffer.from(text, 'utf8');
   if (body.length > info.limits.maxJobBytes) {

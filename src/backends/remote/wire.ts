@@ -459,6 +459,7 @@ const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive'
   dropIdentityOps: 'boolean',
   order: 'order',
   schedule: 'schedule',
+  scratch: 'boolean',
 };
 
 /**

@@ -1,7 +1,7 @@
 import { cpuBackend } from '../../backends/cpu/cpu-backend.ts';
 import { executeBudgeted, type BudgetedReport } from '../../backends/budgeted/execute-budgeted.ts';
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
-import { memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
+import { executionRecords, memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
 import { measureIsolated } from '../../backends/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
 import { budgetedNetwork } from '../../graph/budget-records.ts';
@@ -180,7 +180,7 @@ function streamedFigures(report: BudgetedReport): Partial<BudgetCell> {
 async function runDefault(graph: Graph, reference: Map<string, Float32Array>, run: Run): Promise<Partial<BudgetCell>> {
   const { seed, alignment } = run.config;
   const weighted = weightedGraph(graph, 'seeded', seed);
-  const records = { elementSize: 4 };
+  const records = executionRecords(cpuBackend);
   const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), plannedProblem(weighted, records).problem, { alignment });
   const measured = await measureIsolated(weighted, { seeded: seed }, { records, alignment, backend: cpuBackend.kind, seed, planner: plan.planner, plan: planOf(plan), warmup: run.warmup, repetitions: run.repetitions });
   const samples = [...measured.samples].sort((a, b) => a - b);

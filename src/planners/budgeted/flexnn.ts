@@ -104,7 +104,7 @@ function planWithin(problem: Problem, budget: number, alignment: number, preload
   records.forEach((r, i) => {
     const kind = recordKind(r);
     if (kind === 'weight') weightsAt[r.first].push(i);
-    else if (kind === 'intermediate') intermediatesAt[r.first].push(i);
+    else if (kind === 'scratch') intermediatesAt[r.first].push(i);
     else activations.push(i);
   });
 

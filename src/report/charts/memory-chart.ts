@@ -47,7 +47,8 @@ export function memoryChartSpec(results: readonly CellResult[], options: { title
         },
       ],
     },
-    resolve: { scale: { x: 'shared' } },
+    // Networks differ by two decades (BlazeFace 2 MiB, VGG-19 600 MiB): each panel its own scale.
+    resolve: { scale: { x: 'independent' } },
     config: { view: { stroke: '#ddd' }, axis: { labelFontSize: 11, titleFontSize: 12 } },
   } as VegaLiteSpec;
 }

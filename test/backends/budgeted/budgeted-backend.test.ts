@@ -20,7 +20,7 @@ const files: WeightsFile[] = [];
 afterAll(() => files.forEach((f) => f.dispose()));
 
 async function unbudgeted(): Promise<Map<string, Float32Array>> {
-  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4 });
+  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4, scratch: true });
   const prepared = await cpuBackend.prepare({ graph: planned, problem, plan: planAndVerify(findPlanner('shared-objects/naive'), problem) });
   return new Map([...(await prepared.infer(inputs))].map(([n, v]) => [n, v.slice()]));
 }

@@ -16,7 +16,7 @@ import { findPlanner } from '../../../src/planners/registry.ts';
 
 /** The outputs of the one-thread backend inside the naive plan, one operator at a time: the reference. */
 async function sequentialNaive(graph: Graph): Promise<{ outputs: Map<string, Float32Array>; weights: number }> {
-  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4 });
+  const { graph: planned, problem } = plannedProblem(graph, { elementSize: 4, scratch: true });
   const naive = planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 });
   const prepared = await cpuBackend.prepare({ graph: planned, problem, plan: naive });
   const outputs = await prepared.infer(seededInputs(planned, 1));
@@ -48,8 +48,9 @@ describe('the cpu-parallel backend', () => {
     try {
       expect(bitIdentical(run.outputs, reference.outputs)).toBe(true);
       const memory = run.prepared.memory();
-      // One copy of the weights, shared by every worker: what the one-thread backend holds.
-      expect(memory.weights).toBe(reference.weights);
+      // One copy of the weights, shared by every worker: about what the one-thread backend holds
+      // (its form pads each bias to whole panels of the matrix product: a few bytes more).
+      expect(Math.abs(memory.weights / reference.weights - 1)).toBeLessThan(0.001);
       expect(memory.intermediates).toBe(run.footprint);
       expect(memory.scratch).toBeGreaterThan(0);
       const pool = run.prepared.parallel!;

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { kernelScratchBytes } from '../../../src/backends/cpu/kernels/index.ts';
+import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm-simd.ts';
 import { relativeError, runOnnxRuntime } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
-import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { bitIdentical, executeGraph, executionRecords, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
+import { streamSeededWeights } from '../../../src/graph/seeded-weights.ts';
+import { withoutWeights } from '../../../src/backends/run-data.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';
+
+/** The CPU executor plans its kernels' scratch (Backend.plansScratch). */
+const CPU_RECORDS = executionRecords(cpuBackend);
 
 /** Small enough for CI: BlazeFace as published, the others at reduced input sizes. */
 const NETWORKS = [
@@ -19,7 +26,7 @@ const NETWORKS = [
 ];
 
 async function run(graph: Graph, plan: VerifiedResult) {
-  const problem = graphToProblem(graph, { elementSize: 4 });
+  const problem = graphToProblem(graph, CPU_RECORDS);
   const prepared = await cpuBackend.prepare({ graph, problem, plan });
   return prepared.infer(seededInputs(graph, 1));
 }
@@ -27,7 +34,7 @@ async function run(graph: Graph, plan: VerifiedResult) {
 describe('the CPU backend', () => {
   it.each(['zoo:blazeface', 'zoo:mobilenet-v2?input=96'])('%s: every planner computes bit-identical outputs inside its plan', async (source) => {
     const graph = weightedGraph(buildZooModel(source), 'seeded', 1);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const problem = graphToProblem(graph, CPU_RECORDS);
     const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }));
     for (const planner of PLANNERS) {
       const outputs = await run(graph, planAndVerify(planner, problem, { alignment: 4 }));
@@ -35,9 +42,46 @@ describe('the CPU backend', () => {
     }
   });
 
-  it('catches a planted bad plan (live tensors overlapping) by its outputs', async () => {
+  it('runs in one memory sized before the first inference: kernels stage, copy and grow nothing while it runs', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:mobilenet-v2?input=96'), 'seeded', 1);
+    const problem = graphToProblem(graph, CPU_RECORDS);
+    // The im2col bands and the zero-framed depthwise bands are records of the plan.
+    expect(problem.records.filter((r) => r.kind === 'scratch').length).toBeGreaterThan(10);
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 });
+    const prepared = await cpuBackend.prepare({ graph, problem, plan });
+    const before = { held: prepared.memory(), scratch: kernelScratchBytes(), staged: simdMemoryBytes() };
+    expect(before.held).toMatchObject({ intermediates: plan.footprint, scratch: 0 });
+    const inputs = seededInputs(graph, 1);
+    await prepared.infer(inputs);
+    await prepared.infer(inputs);
+    expect(prepared.memory()).toEqual(before.held);
+    expect(kernelScratchBytes()).toBe(before.scratch);
+    // The engine that stages operands per call is never used: the kernels compute where the tensors lie.
+    expect(simdMemoryBytes()).toBe(before.staged);
+  });
+
+  it('takes seeded weights as a stream, a run at a time, and computes what it computes from the whole weighted graph', async () => {
+    const source = buildZooModel('zoo:mobilenet-v1?input=96');
+    const weighted = weightedGraph(source, 'seeded', 2);
+    const problem = graphToProblem(weighted, CPU_RECORDS);
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 });
+    const inputs = seededInputs(weighted, 2);
+    const whole = await (await cpuBackend.prepare({ graph: weighted, problem, plan })).infer(inputs);
+    const bare = withoutWeights(source);
+    const streamed = await cpuBackend.prepare({ graph: bare, problem, plan, weights: (sink) => streamSeededWeights(bare, 2, sink) });
+    expect(bitIdentical(await streamed.infer(inputs), whole)).toBe(true);
+  });
+
+  it('refuses a plan without the scratch records its kernels need, in one sentence', async () => {
     const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
     const problem = graphToProblem(graph, { elementSize: 4 });
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
+    await expect(cpuBackend.prepare({ graph, problem, plan })).rejects.toThrow(/^node \S+ needs \d+ bytes of scratch, which the plan's records do not hold/);
+  });
+
+  it('catches a planted bad plan (live tensors overlapping) by its outputs', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    const problem = graphToProblem(graph, CPU_RECORDS);
     const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
     // Every tensor at offset 0: producers overwrite what their consumers still read.
     const planted: VerifiedResult = { ...good, offsets: good.offsets.map(() => 0), footprint: Math.max(...problem.records.map((r) => r.size)) };
@@ -47,7 +91,7 @@ describe('the CPU backend', () => {
 
   it.each(NETWORKS)('%s agrees with onnxruntime on the same ONNX file (relative error < 1e-4)', async (source) => {
     const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const problem = graphToProblem(graph, CPU_RECORDS);
     const inputs = seededInputs(graph, 3);
     const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
     const ours = await prepared.infer(inputs);

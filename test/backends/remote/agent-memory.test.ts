@@ -65,7 +65,7 @@ describe('the memory of a large job', () => {
   it('a 61 MiB job: the agent holds about the body once while it runs, is back to its idle size right after, and writes no file', async () => {
     const [url, built] = await Promise.all([
       startAgentProcess(),
-      Promise.resolve().then(() => buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4)),
+      Promise.resolve().then(() => buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4, true)),
     ]);
     const body = Buffer.from(built.body, 'utf8');
     const bodyMib = body.length / MIB;

@@ -118,7 +118,7 @@ describe('the agent refuses', () => {
     expect(await bad('{"protocol": 1, "graph": ')).toMatch(/^the job is not valid JSON \(/);
     expect(await bad({ ...request, protocol: 99 })).toBe('the job is protocol 99 but this side speaks protocol 1; run the same memplan version on both sides.');
     const planted = { ...request, plan: { ...request.plan, offsets: request.plan.offsets!.map(() => 0) } };
-    expect(await bad(planted)).toMatch(/^the plan of offsets\/greedy-by-size fails the verifier: records \w+ and \w+ are live together/);
+    expect(await bad(planted)).toMatch(/^the plan of offsets\/greedy-by-size fails the verifier: records \S+ and \S+ are live together/);
     const tensors = request.graph.tensors.map((t) => (t.name === 'c' ? { ...t, shape: [1, 4, 4, 8] } : t));
     expect(await bad({ ...request, graph: { ...request.graph, tensors } })).toBe('node conv2 (Conv) declares output c as [1,4,4,8] but its inputs give [1,8,8,8].');
     expect(await bad({ ...request, run: { ...request.run, backend: 'tpu' } })).toBe('this agent serves cpu; the job asks for "tpu".');

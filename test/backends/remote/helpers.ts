@@ -3,6 +3,7 @@ import { encodeJob, wirePlan, type JobRequest, type WireRunOptions } from '../..
 import { weightedGraph } from '../../../src/backends/execute.ts';
 import type { Graph, Node, Tensor } from '../../../src/graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
+import { findBackend } from '../../../src/backends/registry.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 
@@ -127,8 +128,10 @@ export async function waitFor(check: () => boolean, ms: number, what: string): P
 /** A job as the client builds it (seeded weights, a verified plan), as a parsed object to tamper with. */
 export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', run: Partial<WireRunOptions> = {}, alignment = 64, records: RecordOptions = {}): JobRequest {
   const graph = weightedGraph(source, 'seeded', 1);
-  const problem = graphToProblem(graph, { ...records, elementSize: 4 });
+  // The backend's own records: its kernels' scratch where it plans it (as buildJob does).
+  const planned: RecordOptions = { ...records, ...(findBackend(run.backend ?? 'cpu').plansScratch ? { scratch: true } : {}) };
+  const problem = graphToProblem(graph, { ...planned, elementSize: 4 });
   const verified = planAndVerify(findPlanner(planner), problem, { alignment });
   const plan = wirePlan(verified, problem, alignment);
-  return JSON.parse(encodeJob({ graph, records, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
+  return JSON.parse(encodeJob({ graph, records: planned, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
 }

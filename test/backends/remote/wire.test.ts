@@ -126,12 +126,21 @@ describe('the checks before a job runs', () => {
     const records = { fuseActivations: true, order: 'memory-aware' as const };
     const request = jobRequest(interleavedBranches(), 'offsets/greedy-by-size', {}, 64, records);
     const checked = checkJob(decodeText(request), CPU, 2 ** 32);
-    const planned = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
+    // A CPU job plans the kernels' scratch too (jobRequest asks the backend, as buildJob does).
+    const planned = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4, scratch: true });
     expect(checked.job.graph.nodes.map((n) => n.name)).toEqual(planned.graph.nodes.map((n) => n.name));
-    expect(checked.job.records).toEqual({});
+    expect(checked.job.records).toEqual({ scratch: true });
     expect(checked.problem).toEqual(planned.problem);
     // What runs gives the records the plan was verified against.
     expect(graphToProblem(checked.job.graph, { ...checked.job.records, elementSize: 4 })).toEqual(checked.problem);
+  });
+
+  it('refuses a job for a backend that plans its kernels\' scratch when the job\'s records leave it out', () => {
+    const planned = plannedProblem(weightedGraph(tinyGraph(), 'seeded', 1), { elementSize: 4 });
+    const plan = wirePlan(planAndVerify(findPlanner('offsets/greedy-by-size'), planned.problem, { alignment: 64 }), planned.problem, 64);
+    const run = { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false };
+    const job = decodeJob(encodeJob({ graph: planned.graph, records: {}, plan, run }));
+    expect(() => checkJob(job, [{ kind: 'cpu', requiredAlignment: 4, plansScratch: true }], 2 ** 32)).toThrow("the cpu backend plans its kernels' scratch: send the job with records.scratch, planned with those records.");
   });
 
   it('re-derives the steps of a scheduled job from the planned graph it is sent: same records, same plan', () => {
@@ -160,13 +169,13 @@ describe('the checks before a job runs', () => {
     const request = jobRequest(tinyGraph());
     // Every record at offset 0: live tensors overlap.
     const planted = { ...request.plan, offsets: request.plan.offsets!.map(() => 0) };
-    expect(refusal({ ...request, plan: planted })).toMatch(/^the plan of offsets\/greedy-by-size fails the verifier: records \w+ and \w+ are live together .* but share bytes/);
+    expect(refusal({ ...request, plan: planted })).toMatch(/^the plan of offsets\/greedy-by-size fails the verifier: records \S+ and \S+ are live together .* but share bytes/);
     const unaligned = { ...request.plan, offsets: request.plan.offsets!.map((o, k) => (k === 0 ? o + 2 : o)) };
     expect(refusal({ ...request, plan: unaligned })).toMatch(/not a multiple of the alignment 64/);
     const lying = { ...request.plan, footprint: request.plan.footprint - 64 };
     expect(refusal({ ...request, plan: lying })).toMatch(/claims a footprint of/);
     const other = { ...request.plan, records: [...request.plan.records].reverse() };
-    expect(refusal({ ...request, plan: other })).toMatch(/^the plan's record 0 is \w+ but the graph's is \w+\.$/);
+    expect(refusal({ ...request, plan: other })).toMatch(/^the plan's record 0 is \S+ but the graph's is \S+\.$/);
     expect(refusal({ ...request, plan: { ...request.plan, alignment: 2 } })).toBe('the plan is aligned to 2 bytes but the cpu backend needs offsets aligned to 4.');
     expect(refusal({ ...request, run: { ...request.run, backend: 'webgpu' } })).toBe('this agent serves cpu; the job asks for "webgpu".');
   });

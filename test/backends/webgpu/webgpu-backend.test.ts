@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../../src/backends/backend.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { bitIdentical, executeGraph, executionRecords, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
 import { relativeError } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import { gpuContext } from '../../../src/backends/webgpu/device.ts';
 import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
@@ -32,7 +32,7 @@ const NETWORKS = [
 const TOLERANCE = 1e-3;
 
 async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
-  const problem = graphToProblem(graph, { elementSize: 4 });
+  const problem = graphToProblem(graph, executionRecords(backend));
   const prepared = await backend.prepare({ graph, problem, plan });
   try {
     return await prepared.infer(seededInputs(graph, seed));
@@ -42,7 +42,7 @@ async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpu
 }
 
 async function cpuReference(graph: Graph, seed = 1): Promise<Map<string, Float32Array>> {
-  const problem = graphToProblem(graph, { elementSize: 4 });
+  const problem = graphToProblem(graph, executionRecords(cpuBackend));
   return run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
 }
 

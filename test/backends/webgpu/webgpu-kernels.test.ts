@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { executionRecords } from '../../../src/backends/execute.ts';
 import { relativeError } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
 import type { Graph, Layout, Node, OpSpec, Tensor } from '../../../src/graph/ir.ts';
@@ -42,10 +43,11 @@ async function compare(spec: OpSpec, inputs: readonly In[], layout: Layout = 'NH
   const [shape] = inferOutputShapes(node, inputs.map((input) => input?.shape ?? []), layout);
   tensors.set('y', { name: 'y', shape, dtype: 'float32', constant: false });
   const graph: Graph = { name: `test-${spec.op}`, layout, tensors, nodes: [node], inputs: [...feeds.keys()], outputs: ['y'] };
-  const problem = graphToProblem(graph, { elementSize: 4, includeGraphIO: true });
-  const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
   const results = [];
   for (const backend of [cpuBackend, webgpuBackend]) {
+    // Each backend's own records (the CPU plans its kernels' scratch too).
+    const problem = graphToProblem(graph, executionRecords(backend, { includeGraphIO: true }));
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await backend.requiredAlignment() });
     const prepared = await backend.prepare({ graph, problem, plan });
     results.push(await prepared.infer(feeds));
     prepared.dispose();

@@ -27,7 +27,7 @@ function budgetedProblems(): fc.Arbitrary<{ problem: Problem; budget: number; al
     layers.forEach((l, step) => {
       l.outputs.forEach((o, k) => records.push({ id: `a${step}.${k}`, size: o.size, first: step, last: Math.min(layers.length - 1, step + o.span) }));
       if (l.weight !== undefined) records.push({ id: `w${step}`, size: l.weight, first: step, last: step, kind: 'weight', earliest: 0 });
-      if (l.scratch !== undefined) records.push({ id: `i${step}`, size: l.scratch, first: step, last: step, kind: 'intermediate' });
+      if (l.scratch !== undefined) records.push({ id: `i${step}`, size: l.scratch, first: step, last: step, kind: 'scratch' });
     });
     const problem = makeProblem('layers', records, layers.length);
     const budget = Math.max(1, Math.round(lowerBounds(problem).offsets * scale) + alignment);

@@ -329,18 +329,39 @@ export function simdEngineOn(memory: WasmMemory): SimdEngine | undefined {
   return createEngine(memory) ?? undefined;
 }
 
+/**
+ * Whether simdEngineOn can give kernels on a shared memory here: turned on, and the runtime
+ * compiles the module for shared memories (WebAssembly, SIMD and threads). Compiles it once;
+ * allocates no memory.
+ */
+export function simdOnSharedMemory(): boolean {
+  return enabled && typeof SharedArrayBuffer !== 'undefined' && sharedKernels() !== null;
+}
+
 /** The compiled module for shared memories: compiled once, instantiated per memory. */
 let sharedModule: object | null | undefined;
+
+function compileKernels(shared: boolean): object | null {
+  try {
+    const wasm = wasmApi();
+    if (wasm === undefined) return null;
+    const bytes = encodeModule([gemmFunction(), depthwiseFunction()], { sharedMemory: shared });
+    return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+  } catch {
+    return null;
+  }
+}
+
+function sharedKernels(): object | null {
+  if (sharedModule === undefined) sharedModule = compileKernels(true);
+  return sharedModule;
+}
 
 function createEngine(given?: WasmMemory): SimdEngine | null {
   try {
     const wasm = wasmApi();
     if (wasm === undefined) return null;
-    const compile = (shared: boolean): object | null => {
-      const bytes = encodeModule([gemmFunction(), depthwiseFunction()], { sharedMemory: shared });
-      return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
-    };
-    const module = given === undefined ? compile(false) : sharedModule === undefined ? (sharedModule = compile(true)) : sharedModule;
+    const module = given === undefined ? compileKernels(false) : sharedKernels();
     if (module === null) return null;
     const memory = given ?? new wasm.Memory({ initial: 16 });
     const instance = new wasm.Instance(module, { env: { memory } });

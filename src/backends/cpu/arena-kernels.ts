@@ -2,11 +2,12 @@ import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
 import { convGeometryOf, depthwiseFrame, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
-import type { KernelCall } from '../cpu/kernel.ts';
-import { clampRange, finishActivation } from '../cpu/kernels/activation.ts';
-import { fillColumnsNhwc } from '../cpu/kernels/conv.ts';
-import { KERNELS } from '../cpu/kernels/index.ts';
-import type { SimdEngine } from '../cpu/kernels/wasm-simd.ts';
+import type { KernelCall } from './kernel.ts';
+import { clampRange, finishActivation } from './kernels/activation.ts';
+import { fillColumnsNhwc } from './kernels/conv.ts';
+import { EMPTY } from './kernel-calls.ts';
+import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
+import type { SimdEngine } from './kernels/wasm-simd.ts';
 
 /**
  * What a layer's kernel sees of the one buffer: the SIMD engine bound to it, the buffer as
@@ -179,8 +180,13 @@ function denseKernel(node: DenseNode, context: ArenaContext): () => void {
   };
 }
 
-/** Any other op: the CPU backend's kernel on views of the buffer (its constants read from the layer's weight record). */
-function cpuKernel(node: Node, context: ArenaContext): () => void {
+/**
+ * Any other op: the CPU backend's kernel on views of the buffer (its constants read from the
+ * layer's weight record). A kernel that derives its weights in a form of its own (a
+ * convolution the executor does not run in place: NCHW, or weights that are not constants)
+ * derives them once, here; `derived` says how many bytes that form holds, outside the buffer.
+ */
+export function viewKernel(node: Node, context: Omit<ArenaContext, 'engine'>): { run: () => void; derived: number } {
   const { graph, heap } = context;
   const shape = (name: string): readonly number[] => graph.tensors.get(name)?.shape ?? [];
   const view = (at: number, name: string): Float32Array => heap.subarray(at, at + elementCount(shape(name)));
@@ -194,7 +200,7 @@ function cpuKernel(node: Node, context: ArenaContext): () => void {
     }
     return view(context.at(name), name);
   });
-  const call: KernelCall = {
+  let call: KernelCall = {
     node,
     layout: graph.layout,
     inputs,
@@ -202,8 +208,17 @@ function cpuKernel(node: Node, context: ArenaContext): () => void {
     output: view(context.at(node.outputs[0]), node.outputs[0]),
     outputShape: shape(node.outputs[0]),
   };
+  const prepared = WEIGHT_PREPARERS[node.op]?.(call);
+  const isConstant = (k: number): boolean => graph.tensors.get(node.inputs[k])?.constant === true;
+  if (prepared !== undefined && prepared.replaces.every(isConstant)) call = { ...call, prepared, inputs: call.inputs.map((data, k) => (prepared.replaces.includes(k) ? EMPTY : data)) };
   const kernel = KERNELS[node.op];
-  return () => kernel(call);
+  const ready = call;
+  return { run: () => kernel(ready), derived: ready.prepared?.bytes ?? 0 };
+}
+
+/** Any other op of the budgeted executor: a view kernel (none of its ops derives weights). */
+function cpuKernel(node: Node, context: ArenaContext): () => void {
+  return viewKernel(node, context).run;
 }
 
 /** The fused activation's clamp as float32 values (what the kernels store against). */

@@ -1,0 +1,124 @@
+import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
+import { convGeometryOf, convPath, GEMM_PANEL, inPlaceLayer, packedFloats, paddedBiasFloats } from '../../graph/layer-memory.ts';
+import { BackendError } from '../backend-error.ts';
+import { PANEL } from './kernels/gemm.ts';
+
+// The records and the weights' sizes come from the graph layer's panel width; the kernels' must agree.
+if (PANEL !== GEMM_PANEL) throw new Error(`the CPU GEMM packs panels of ${PANEL} columns but the graph layer assumes ${GEMM_PANEL}.`);
+
+/**
+ * Where each value of one constant goes among a node's weights, in the form the node's
+ * kernel reads (graph/layer-memory.ts says the form): `write` takes any run of the constant's
+ * elements (`values` are elements `at` onwards, in the constant's own row-major order) and
+ * puts each where it belongs in `target`, the node's weights (float 0: their start). Runs may
+ * come in any size, so a constant is written as it is produced (a seeded stream, a file)
+ * without a whole copy of it beside the node's form. Places no value maps to (packed
+ * panels past the last column, padded biases) are left as they are: zero in a fresh memory.
+ */
+export interface Placement {
+  readonly constant: string;
+  write(values: Float32Array, at: number, target: Float32Array): void;
+}
+
+/** A node's weights: how many floats they take and where each of its constants goes. */
+export interface NodeWeights {
+  readonly floats: number;
+  readonly placements: readonly Placement[];
+}
+
+/**
+ * The weights of `node` as the CPU executor keeps them: in the executor's packed form for a
+ * node it runs in place (inPlaceLayer: the matrix product's packed operand and padded bias
+ * per group; a depthwise convolution's taps [kh*kw][channels] and bias), else (or where
+ * `inPlace` is false: no SIMD engine) the node's constants raw, one after the other.
+ */
+export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeights {
+  const layer = inPlace ? inPlaceLayer(graph, node) : undefined;
+  if (layer === undefined) return rawWeights(graph, node);
+  const floats = layer.weightBytes / 4;
+  if (node.op === 'FullyConnected') {
+    const [outFeatures, depth] = shapeOf(graph, node.inputs[1]);
+    return { floats, placements: [packedPlacement(node.inputs[1], depth, outFeatures, (e) => e % depth), ...biasPlacement(node, packedFloats(depth, outFeatures), outFeatures, 1)] };
+  }
+  if (node.op !== 'Conv') throw new BackendError(`node ${node.name} (${node.op}) has no in-place form.`);
+  const g = convGeometryOf(graph, node);
+  const path = convPath(g);
+  if (path === 'depthwise3x3' || path === 'depthwise') {
+    // Taps [kh*kw][channels], TFLite's 1HWO order: the same order as 1HWO weights, a transpose of OIHW ones.
+    const taps = g.kh * g.kw;
+    const tap: Placement =
+      node.weightLayout === '1HWO'
+        ? raw(node.inputs[1], 0)
+        : { constant: node.inputs[1], write: (values, at, target) => scatter(values, at, target, (e) => (e % taps) * g.o + Math.floor(e / taps)) };
+    return { floats, placements: [tap, ...(node.inputs[2] ? [raw(node.inputs[2], taps * g.o)] : [])] };
+  }
+  if (node.weightLayout === '1HWO') throw new BackendError(`node ${node.name}: 1HWO weights belong to depthwise convolutions.`);
+  const k = g.kh * g.kw * g.cg;
+  // Position in a row of the packed operand, (ky*kw + kx)*cg + ci, from an element of an output channel's row.
+  const column =
+    node.weightLayout === 'OHWI'
+      ? (e: number) => e % k
+      : (e: number) => {
+          const within = e % k; // OIHW: (ci*kh + ky)*kw + kx
+          const ci = Math.floor(within / (g.kh * g.kw));
+          const tap = within % (g.kh * g.kw);
+          return tap * g.cg + ci;
+        };
+  const bias = g.groups * packedFloats(k, g.og);
+  return { floats, placements: [packedPlacement(node.inputs[1], k, g.og, column), ...biasPlacement(node, bias, g.og, g.groups)] };
+}
+
+/**
+ * A weight matrix with one row of `k` values per output column (OHWI, OIHW, FullyConnected's
+ * [out][depth]) into the packed operand of each group: output j of group `group` is column j
+ * of B, in panel floor(j / PANEL), at row `column(e)`.
+ */
+function packedPlacement(constant: string, k: number, perGroup: number, column: (e: number) => number): Placement {
+  const groupFloats = packedFloats(k, perGroup);
+  return {
+    constant,
+    write: (values, at, target) =>
+      scatter(values, at, target, (e) => {
+        const o = Math.floor(e / k);
+        const group = Math.floor(o / perGroup);
+        const j = o - group * perGroup;
+        return group * groupFloats + Math.floor(j / PANEL) * PANEL * k + column(e) * PANEL + (j % PANEL);
+      }),
+  };
+}
+
+/** A bias of `perGroup * groups` values, each group's padded to whole panels, from float `at` on. */
+function biasPlacement(node: Node, at: number, perGroup: number, groups: number): Placement[] {
+  const name = node.inputs[2];
+  if (!name) return [];
+  if (groups === 1) return [raw(name, at)];
+  const padded = paddedBiasFloats(perGroup);
+  return [{ constant: name, write: (values, from, target) => scatter(values, from, target, (e) => at + Math.floor(e / perGroup) * padded + (e % perGroup)) }];
+}
+
+/** A node's constants raw, one after the other, in input order. */
+function rawWeights(graph: Graph, node: Node): NodeWeights {
+  const placements: Placement[] = [];
+  let floats = 0;
+  for (const name of node.inputs) {
+    const tensor = graph.tensors.get(name);
+    if (!tensor?.constant) continue;
+    placements.push(raw(name, floats));
+    floats += elementCount(tensor.shape);
+  }
+  return { floats, placements };
+}
+
+function raw(constant: string, base: number): Placement {
+  return { constant, write: (values, at, target) => target.set(values, base + at) };
+}
+
+function scatter(values: Float32Array, at: number, target: Float32Array, place: (e: number) => number): void {
+  for (let k = 0; k < values.length; k++) target[place(at + k)] = values[k];
+}
+
+function shapeOf(graph: Graph, name: string): readonly number[] {
+  const tensor = graph.tensors.get(name);
+  if (tensor === undefined) throw new BackendError(`tensor ${name} is not in the graph.`);
+  return tensor.shape;
+}
