@@ -31,7 +31,13 @@ export interface MeasuredContext {
  * resolves with its result. The process shares nothing with this one.
  */
 export function forkMeasured<R>(base: string, name: string, argv: readonly string[], handOver: (post: (message: unknown) => Promise<void>) => Promise<void>): Promise<R> {
-  const { path, execArgv, env } = childModule(base, name, ['--expose-gc']);
+  // Start-up that stays out of the measurement: a young generation of 1 MiB (V8 grows it up to
+  // 16 MiB under the allocation of preparing a network: 2-3 MiB of a small network's peak, the
+  // collector's and not the plan's; inferences allocate nothing, so they lose nothing), and
+  // WebAssembly compiled by the optimizing tier at once (--no-liftoff): otherwise the kernels
+  // are optimized in the background at a moment of V8's choosing, and its few MiB land before
+  // or after the baseline by chance (measured: runtime and rest trading 2.5 MiB from run to run).
+  const { path, execArgv, env } = childModule(base, name, ['--expose-gc', '--max-semi-space-size=1', '--no-liftoff']);
   const child = fork(path, [...argv], { execArgv, env, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
