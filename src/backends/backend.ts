@@ -31,6 +31,12 @@ export interface BackendMemory {
    * absent: what opening the backend added before the baseline (measure-job.ts).
    */
   readonly runtime?: number;
+  /**
+   * What receiving and checking the job and a dry run of it (its kernels compiled for these
+   * shapes, its memory let go) left in the process, measured between the two baselines of a
+   * backend that takes the second (measure-job.ts); absent otherwise.
+   */
+  readonly job?: number;
   /** Device backends: bytes of every device buffer created, by what it holds. */
   readonly device?: { readonly intermediates: number; readonly io: number; readonly weights: number; readonly other: number };
 }

@@ -85,6 +85,12 @@ export interface MemoryReport {
    * (a native runtime's is in its binary); absent in runs from before it was measured.
    */
   readonly runtime?: number;
+  /**
+   * The job received and checked and a dry run of it (kernels compiled for its shapes; its
+   * memory let go), left in the process before the baseline: not part of peakRssDelta.
+   * Absent where the backend runs no dry run.
+   */
+  readonly job?: number;
   /** Resident memory of the measured process after start-up and imports, before the network. */
   readonly baselineRss: number;
   /** Its peak resident memory through preparation and every inference. */
@@ -131,7 +137,7 @@ export interface ExecuteReport {
 
 /** The memory report of a measured process's result. */
 export function memoryReport(planned: number, result: MeasureResult): MemoryReport {
-  const { intermediates, io, weights, scratch, device } = result.memory;
+  const { intermediates, io, weights, scratch, device, job } = result.memory;
   const runtime = result.memory.runtime ?? 0;
   const peakRssDelta = result.peakRss - result.baselineRss;
   return {
@@ -141,6 +147,7 @@ export function memoryReport(planned: number, result: MeasureResult): MemoryRepo
     weights,
     scratch,
     runtime,
+    ...(job !== undefined ? { job } : {}),
     baselineRss: result.baselineRss,
     peakRss: result.peakRss,
     peakRssDelta,

@@ -40,26 +40,27 @@ export function memoryMarkdown(results: readonly CellResult[]): string {
   const rows = cells.map((r) => {
     const m = r.memory;
     const verdict = accounted(m);
-    return `| ${r.modelLabel} | ${r.plannerTitle} | ${r.backend} | ${mib(m.planned)} | ${mib(m.intermediates)} | ${mib(m.io)} | ${mib(m.weights)} | ${mib(m.scratch)} | ${mib(m.baselineRss)} | ${mib(m.peakRssDelta)} | ${mib(m.rest)} | ${m.runtime === undefined ? 'n/a' : mib(m.runtime)} | ${verdict === undefined ? 'n/a' : verdict ? 'yes' : '**no**'} |`;
+    return `| ${r.modelLabel} | ${r.plannerTitle} | ${r.backend} | ${mib(m.planned)} | ${mib(m.intermediates)} | ${mib(m.io)} | ${mib(m.weights)} | ${mib(m.scratch)} | ${mib(m.baselineRss)} | ${mib(m.peakRssDelta)} | ${mib(m.rest)} | ${m.runtime === undefined ? 'n/a' : mib(m.runtime)} | ${m.job === undefined ? 'n/a' : mib(m.job)} | ${verdict === undefined ? 'n/a' : verdict ? 'yes' : '**no**'} |`;
   });
   const methods = [...new Set(cells.map((r) => r.memory.method))];
   return `${[
-    '| network | planner | backend | planned | intermediates | io | weights | scratch | baseline RSS | peak − baseline | rest | runtime | explained |',
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| network | planner | backend | planned | intermediates | io | weights | scratch | baseline RSS | peak − baseline | rest | runtime | job | explained |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
     '',
     `MiB. Peak: ${methods.join('; ')}. Rest = (peak − baseline) − intermediates − io − weights − scratch (scratch: what kernels keep beyond the plan). ` +
       "Runtime: what starting the executor took (its code compiled and heap settled by a warm-up run, a pool's threads), measured in the same process before the baseline. " +
+      'Job: what receiving and checking the job and a dry run of it (its kernels compiled for these shapes) left before the baseline, which is taken again after it; the dry run\'s memory is held until the end, so that its return to the system falls outside the measurement. ' +
       `Explained: peak − baseline at most ${ACCOUNTED.share * 100}% + ${ACCOUNTED.bytes / MIB} MiB over planned + weights + io, and rest at most the larger of ${ACCOUNTED.bytes / MIB} MiB and ${ACCOUNTED.share * 100}% of peak − baseline.`,
   ].join('\n')}\n`;
 }
 
 export function memoryCsv(results: readonly CellResult[]): string {
   return stringify([
-    ['network', 'planner', 'backend', 'planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline_rss', 'peak_rss', 'peak_rss_delta', 'rest', 'runtime', 'explained'],
+    ['network', 'planner', 'backend', 'planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline_rss', 'peak_rss', 'peak_rss_delta', 'rest', 'runtime', 'job', 'explained'],
     ...measuredCells(results).map((r) => {
       const m = r.memory;
-      return [r.modelLabel, r.planner, r.backend, m.planned, m.intermediates, m.io, m.weights, m.scratch, m.baselineRss, m.peakRss, m.peakRssDelta, m.rest, m.runtime ?? '', accounted(m) ?? ''];
+      return [r.modelLabel, r.planner, r.backend, m.planned, m.intermediates, m.io, m.weights, m.scratch, m.baselineRss, m.peakRss, m.peakRssDelta, m.rest, m.runtime ?? '', m.job ?? '', accounted(m) ?? ''];
     }),
   ]);
 }

@@ -20,11 +20,15 @@ describe('npm run bench: bad arguments', () => {
   });
 });
 
-describe('npm run bench:exact and bench:gemm: bad arguments', () => {
+describe('npm run bench:exact, bench:gemm and bench:executor: bad arguments', () => {
   it.concurrent.each([
     ['bench/exact.bench.ts', ['--traces', '/no/such/folder'], 'bench:exact: --traces /no/such/folder holds none of minimalloc, idealloc, omnimalloc-small.'],
     ['bench/gemm-kernel.bench.ts', ['-n', '1024'], 'bench:gemm: unknown arguments "-n 1024".'],
     ['bench/gemm-kernel.bench.ts', ['--n', '100'], 'bench:gemm: --n must be a multiple of 32 from 64, got 100.'],
+    ['bench/executor.bench.ts', ['--network', 'no-such-network'], 'bench:executor: no zoo network matches no-such-network.'],
+    ['bench/executor.bench.ts', ['--repetitions', '0'], 'bench:executor: --repetitions must be a whole number >= 1, got 0.'],
+    ['bench/executor.bench.ts', ['--fast'], 'bench:executor: unknown argument "--fast".'],
+    ['bench/executor.bench.ts', ['--warmup'], 'bench:executor: --warmup needs a value.'],
   ])('%s %j', async (script, args, sentence) => {
     const run = await bench(script, ...args);
     expect(run.status).toBe(2);

@@ -11,7 +11,7 @@ describe.concurrent('memplan exec', () => {
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'memory', 'peakRssBytes', 'planner']);
-    expect(Object.keys(report.memory).sort()).toEqual(['baselineRss', 'intermediates', 'io', 'method', 'peakRss', 'peakRssDelta', 'planned', 'rest', 'runtime', 'scratch', 'weights']);
+    expect(Object.keys(report.memory).sort()).toEqual(['baselineRss', 'intermediates', 'io', 'job', 'method', 'peakRss', 'peakRssDelta', 'planned', 'rest', 'runtime', 'scratch', 'weights']);
     expect(report.memory.planned).toBe(report.footprint);
     expect(report.memory.intermediates).toBe(report.footprint);
     expect(report.memory.peakRssDelta).toBe(report.memory.peakRss - report.memory.baselineRss);

@@ -112,10 +112,34 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
  * once it returns only what the backend keeps is left: each constant's values are let go
  * as the backend says it holds its own form, and collected every few MiB, so that raw and
  * repacked weights never pile up.
+ *
+ * A backend with start-up of its own (`open`: it compiles code for what it runs) first runs
+ * the network once in a dry run whose memory it then lets go, and the baseline is taken
+ * again after it (`rebaseline`): the job received and checked, its kernels compiled for
+ * these shapes, are the runtime's, as a native runtime's code is in its binary; what follows
+ * the baseline is the network's memory alone. What the dry run left (the job's description,
+ * compiled code) is measured as the difference of the two baselines (`job`).
  */
-async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Array>, backend: Backend, collect: () => void): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array> }> {
+async function prepareNetwork(
+  job: MeasureJob,
+  constants: Map<string, Float32Array>,
+  backend: Backend,
+  context: Pick<MeasuredContext, 'baselineRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
+): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array>; baselineRss: number; dry?: PreparedNetwork }> {
   const { source, graph, problem, steps, plan, weights } = jobNetwork(job, constants, backend);
   constants.clear();
+  const inputs = seededInputs(graph, job.seed);
+  const base = { graph, problem, plan, steps, ...(weights ? { weights } : {}), ...(job.workers === undefined ? {} : { workers: job.workers }) };
+  let baselineRss = context.baselineRss;
+  let dry: PreparedNetwork | undefined;
+  if (backend.open !== undefined && context.rebaseline !== undefined) {
+    // No release: the graph keeps its values for the run that is measured. The dry run's
+    // memory is kept until the end: V8 returns a freed WebAssembly memory in its own time,
+    // which would land inside the measured run and hide part of it.
+    dry = await backend.prepare(base);
+    await dry.infer(inputs);
+    baselineRss = await context.rebaseline();
+  }
   const holders = [source.tensors, graph.tensors] as Map<string, Tensor>[];
   let uncollected = 0;
   const release = (name: string): void => {
@@ -126,12 +150,11 @@ async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Arr
       tensors.set(name, { ...tensor, data: undefined });
     }
     if (uncollected >= COLLECT_EVERY) {
-      collect();
+      context.collect();
       uncollected = 0;
     }
   };
-  const request = { graph, problem, plan, release, steps, ...(weights ? { weights } : {}), ...(job.workers === undefined ? {} : { workers: job.workers }) };
-  return { prepared: await backend.prepare(request), inputs: seededInputs(graph, job.seed) };
+  return { prepared: await backend.prepare({ ...base, release }), inputs, baselineRss, ...(dry ? { dry } : {}) };
 }
 
 /**
@@ -139,10 +162,15 @@ async function prepareNetwork(job: MeasureJob, constants: Map<string, Float32Arr
  * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
  * the garbage collector where the process exposes it (else nothing).
  */
-export async function measure(job: MeasureJob, constants: Map<string, Float32Array>, context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'>): Promise<MeasureResult> {
-  const { baselineRss, runtimeRss, collect } = context;
+export async function measure(
+  job: MeasureJob,
+  constants: Map<string, Float32Array>,
+  context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
+): Promise<MeasureResult> {
+  const { runtimeRss, collect } = context;
   const backend = findBackend(job.backend);
-  const { prepared, inputs } = await prepareNetwork(job, constants, backend, collect);
+  const { prepared, inputs, baselineRss, dry } = await prepareNetwork(job, constants, backend, context);
+  const jobRss = baselineRss - context.baselineRss;
   collect();
   // Inferences allocate nothing (the outputs come back in the network's own arrays); any
   // garbage one leaves is collected before the next, outside the timed part, so that the
@@ -185,7 +213,8 @@ export async function measure(job: MeasureJob, constants: Map<string, Float32Arr
   const pool = prepared.parallel;
   const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
   // The runtime's start-up (measured before the baseline) is the backend's own unless it reports one.
-  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss };
+  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== 0 ? { job: jobRss } : {}) };
   prepared.dispose();
+  dry?.dispose();
   return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(spans ? { spans } : {}) };
 }

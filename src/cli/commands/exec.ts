@@ -199,14 +199,16 @@ function parallelLines(parallel: ParallelReport): string[] {
 function memoryLines(memory: MemoryReport): string[] {
   const rows: [string, number, string][] = [
     ['planned', memory.planned, "the plan's footprint"],
-    ['intermediates', memory.intermediates, 'allocated for the planned tensors'],
-    ['io', memory.io, 'graph inputs and outputs'],
+    ['intermediates', memory.intermediates, "allocated for the plan's records (tensors and kernel scratch)"],
+    ['io', memory.io, 'graph inputs and outputs the plan leaves out'],
     ['weights', memory.weights, 'one copy, as the kernels use them'],
-    ['scratch', memory.scratch, 'kernel scratch, high-water'],
+    ['scratch', memory.scratch, 'kernel scratch the plan does not hold, high-water'],
     ['baseline RSS', memory.baselineRss, 'after start-up, before the network'],
     ['peak RSS', memory.peakRss, 'through preparation and inference'],
     ['peak - base', memory.peakRssDelta, 'what running this plan took'],
     ['rest', memory.rest, 'peak - base not accounted for above'],
+    ...(memory.runtime === undefined ? [] : [['runtime', memory.runtime, "the executor's start-up, before the baseline"] as [string, number, string]]),
+    ...(memory.job === undefined ? [] : [['job', memory.job, 'the job checked and a dry run of it, before the baseline'] as [string, number, string]]),
   ];
   // A figure the backend cannot measure (a browser page has no RSS) is said to be so, not printed as a number.
   const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, Number.isFinite(bytes) ? mib(bytes) : 'unavailable', what]));
