@@ -189,6 +189,11 @@ export interface Backend {
   /** It takes weights from PrepareRequest.weights, writing them where it keeps them as they come. */
   readonly writesWeights?: boolean;
   /**
+   * It compiles code for the shapes it runs: the measuring path runs each job once dry, in a
+   * memory it holds to the end, and takes the baseline again after it (measure-job.ts).
+   */
+  readonly dryRun?: boolean;
+  /**
    * Start-up a measured process does before its baseline, beside opening the device: the
    * runtime's own threads (the budgeted backend's loader), whose memory is not the network's.
    */

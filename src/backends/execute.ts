@@ -97,7 +97,7 @@ export interface MemoryReport {
   readonly peakRss: number;
   /** peakRss - baselineRss: the figure charts use. */
   readonly peakRssDelta: number;
-  /** peakRssDelta less intermediates, io, weights and scratch: what the figures above do not account for. */
+  /** peakRssDelta less intermediates, io, weights, and scratch: what the figures above do not account for. */
   readonly rest: number;
   /** How the peak was read, and that it was read in an isolated process. */
   readonly method: string;

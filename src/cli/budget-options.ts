@@ -1,8 +1,11 @@
 import type { Problem } from '../core/problem.ts';
+import { budgetedRun, smallestRunBudget } from '../backends/budgeted/budget-share.ts';
 import { budgetedNetwork } from '../graph/budget-records.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { parseByteSize } from '../io/byte-size.ts';
 import type { Source } from '../io/source.ts';
+import { smallestBudgetFor } from '../planners/budgeted/smallest-budget.ts';
+import type { Planner } from '../planners/planner.ts';
 import { UsageError } from './errors.ts';
 import type { SourceArgs } from './source-options.ts';
 
@@ -31,10 +34,22 @@ export function checkBudgetedRecordArgs(args: SourceArgs): void {
 }
 
 /**
- * The records a budget makes of a source: a graph's budgeted records (weights sliced for
- * that budget); a record file's own records with the budget attached.
+ * The records a budget makes of a source: a graph's budgeted records, planned in the buffer
+ * that budget leaves its run (budget-share.ts: graph I/O and the runtime's reserve lie
+ * outside it; weights sliced for the buffer), the buffer attached as the problem's budget;
+ * a record file's own records with the budget attached.
  */
 export function budgetedProblemOf(source: Source, records: RecordOptions): (budget: number | undefined) => Problem {
   if (source.kind === 'records') return (budget) => (budget === undefined ? source.problem : { ...source.problem, budget });
-  return (budget) => budgetedNetwork(source.graph, { ...records, ...(budget === undefined ? {} : { budget }) }).problem;
+  return (budget) => (budget === undefined ? budgetedNetwork(source.graph, records).problem : budgetedRun(source.graph, budget, records).network.problem);
+}
+
+/**
+ * The smallest budget at which `planner` plans the source (`--find-min-budget`, and what an
+ * infeasible budget names): a network's whole run (budget-share.ts, the same search as
+ * `memplan exec --budget` names), a record file's records.
+ */
+export function smallestBudgetOf(source: Source, records: RecordOptions, planner: Planner, alignment: number): number | undefined {
+  if (source.kind === 'graph') return smallestRunBudget(planner, source.graph, records, alignment);
+  return smallestBudgetFor(planner, budgetedProblemOf(source, records) as (budget: number) => Problem, alignment);
 }

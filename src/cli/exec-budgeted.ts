@@ -4,9 +4,7 @@ import type { MemoryReport } from '../backends/execute.ts';
 import type { Graph } from '../graph/ir.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
-import { smallestBudgetFor } from '../planners/budgeted/smallest-budget.ts';
 import type { Planner } from '../planners/planner.ts';
-import { budgetedNetwork } from '../graph/budget-records.ts';
 import { UsageError } from './errors.ts';
 import { alignedTable, mib } from './format.ts';
 
@@ -49,11 +47,9 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
       ...(args.timeline ? { timeline: true } : {}),
     });
   } catch (error) {
+    // The executor names the layer, what the budget left for the buffer and the smallest budget that works.
     if (!(error instanceof InfeasibleBudgetError) || args.budget === undefined) throw error;
-    const smallest = smallestBudgetFor(args.planner, (budget) => budgetedNetwork(graph, { ...args.records, budget }).problem, args.alignment);
-    const where = error.step >= 0 ? ` cannot fit operator ${error.step} (${error.records.slice(0, 3).join(', ')})` : ' does not fit';
-    const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${mib(smallest)} MiB (${smallest} bytes)`;
-    throw new InfeasibleBudgetError(`${args.source}: ${args.planner.id}${where} in a budget of ${mib(args.budget)} MiB (${args.budget} bytes); ${tail}.`, error.step, error.records, args.budget, smallest);
+    throw new InfeasibleBudgetError(`${args.source}: ${error.message}`, error.step, error.records, error.budget, error.smallestBudget);
   }
   if (args.json) {
     const { timeline: _timeline, ...printed } = report;
@@ -63,11 +59,12 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
   const l = report.latencyMs;
   const lines = [
     `backend     budgeted (${String(report.device.cpu ?? 'cpu')}; ${String(report.device.loader ?? 'loader thread')})`,
-    `planner     ${report.planner}: ${report.budget === null ? 'no budget' : `budget ${mib(report.budget)} MiB`}, ${mib(report.footprint)} MiB used by the plan; ${report.preloaded} weight records preloaded`,
+    `planner     ${report.planner}: ${report.share === null ? 'no budget' : `budget ${mib(report.share.budget)} MiB = buffer ${mib(report.share.memory)} + graph I/O ${mib(report.share.io)} + reserve ${mib(report.share.reserve)} (+ ${mib(report.share.budget - report.share.memory - report.share.io - report.share.reserve)} under a page)`}, ${mib(report.footprint)} MiB used by the plan; ${report.preloaded} weight records preloaded`,
     `loading     ${report.loading}: ${mib(report.bytesLoaded)} MiB in ${report.loads} reads per inference; compute waited ${report.ioStallMs.toFixed(2)} ms per inference (mean)`,
     `latency     mean ${report.meanLatencyMs.toFixed(2)} ms, median ${l.median.toFixed(2)}, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)} over ${l.runs} runs`,
     `outputs     ${report.matchesUnbudgeted === null ? 'not checked' : report.matchesUnbudgeted ? 'bit-identical to the unbudgeted run (every weight resident)' : 'DIFFER from the unbudgeted run'}`,
     ...memoryLines(report.memory),
+    ...(report.withinBudget === null ? [] : [`budget      ${report.withinBudget ? 'kept' : 'NOT KEPT'}: peak - base ${mib(report.memory.peakRssDelta)} MiB ${report.withinBudget ? 'within' : 'over'} the budget of ${mib(report.budget as number)} MiB`]),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return report;
@@ -76,10 +73,12 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
 function memoryLines(memory: MemoryReport): string[] {
   const rows: [string, number, string][] = [
     ['planned', memory.planned, "the plan's footprint"],
-    ['buffer', memory.intermediates, 'the one buffer: budget + 64 B, in 64 KiB pages'],
+    ['buffer', memory.intermediates, "the one buffer's memory: the plan's buffer + 64 B, in 64 KiB pages"],
     ['io', memory.io, 'inputs given and outputs handed back'],
     ['scratch', memory.scratch, 'kernel scratch outside the buffer, high-water'],
-    ['baseline RSS', memory.baselineRss, 'after start-up and the loader thread, before the network'],
+    ['runtime', memory.runtime ?? 0, 'before the first baseline: the loader thread, a warm-up network run'],
+    ...(memory.job === undefined ? [] : [['job', memory.job, 'left by the job and its dry run, before the baseline was taken again'] as [string, number, string]]),
+    ['baseline RSS', memory.baselineRss, 'after start-up and the dry run, before the network'],
     ['peak RSS', memory.peakRss, 'through preparation and inference'],
     ['peak - base', memory.peakRssDelta, 'what running this plan took'],
     ['rest', memory.rest, 'peak - base not accounted for above'],

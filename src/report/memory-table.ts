@@ -22,6 +22,7 @@ export const ACCOUNTED = { share: 0.03, bytes: 2 * MIB } as const;
 /** Whether a cell's measured peak is explained by what it holds (ACCOUNTED); undefined where no peak was measured. */
 export function accounted(memory: MemoryReport): boolean | undefined {
   if (!Number.isFinite(memory.peakRssDelta) || !Number.isFinite(memory.rest)) return undefined;
+  // What the run holds by name: the plan, the weights, graph I/O, and a worker pool's copies of the network's kernels.
   const held = memory.planned + memory.weights + memory.io;
   const peakWithin = memory.peakRssDelta <= held * (1 + ACCOUNTED.share) + ACCOUNTED.bytes;
   const restWithin = memory.rest <= Math.max(ACCOUNTED.bytes, ACCOUNTED.share * memory.peakRssDelta);
@@ -48,7 +49,7 @@ export function memoryMarkdown(results: readonly CellResult[]): string {
     '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
     '',
-    `MiB. Peak: ${methods.join('; ')}. Rest = (peak − baseline) − intermediates − io − weights − scratch (scratch: what kernels keep beyond the plan). ` +
+    `MiB. Peak: ${methods.join('; ')}. Rest = (peak − baseline) − intermediates − io − weights − scratch (scratch: what kernels keep beyond the plan) − the network's kernels in worker threads' heaps (cpu-parallel, in the CSV). ` +
       "Runtime: what starting the executor took (its code compiled and heap settled by a warm-up run, a pool's threads), measured in the same process before the baseline. " +
       'Job: what receiving and checking the job and a dry run of it (its kernels compiled for these shapes) left before the baseline, which is taken again after it; the dry run\'s memory is held until the end, so that its return to the system falls outside the measurement. ' +
       `Explained: peak − baseline at most ${ACCOUNTED.share * 100}% + ${ACCOUNTED.bytes / MIB} MiB over planned + weights + io, and rest at most the larger of ${ACCOUNTED.bytes / MIB} MiB and ${ACCOUNTED.share * 100}% of peak − baseline.`,

@@ -1,23 +1,27 @@
 import { describe, it } from 'vitest';
+import { budgetShare } from '../../src/backends/budgeted/budget-share.ts';
+import { buildZooModel } from '../../src/models/zoo.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
 
 interface PlanJson {
   budget: number;
+  buffer?: number;
   minBudget?: number;
   results: { planner: string; footprint: number; valid: boolean; offsets: number[]; loadSteps?: number[] }[];
 }
 
 describe.concurrent('memplan plan --budget', () => {
-  it('prints a verified FlexNN plan of weights, activations and scratch within the budget', async ({ expect }) => {
-    const run = await memplan('plan', 'zoo:mobilenet-v2', '--budget', '8MiB', '--planner', 'budgeted/flexnn', '--json');
+  it("prints a verified FlexNN plan of weights, activations and scratch within the buffer the budget leaves beside graph I/O and the runtime's reserve", async ({ expect }) => {
+    const run = await memplan('plan', 'zoo:mobilenet-v2', '--budget', '12MiB', '--planner', 'budgeted/flexnn', '--json');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as PlanJson;
-    expect(report.budget).toBe(8 * 2 ** 20);
+    expect(report.budget).toBe(12 * 2 ** 20);
+    expect(report.buffer).toBe(budgetShare(buildZooModel('zoo:mobilenet-v2'), 12 * 2 ** 20).buffer);
     const [result] = report.results;
     expect(result.planner).toBe('budgeted/flexnn');
     expect(result.valid).toBe(true);
-    expect(result.footprint).toBeLessThanOrEqual(8 * 2 ** 20);
+    expect(result.footprint).toBeLessThanOrEqual(report.buffer as number);
     expect(result.loadSteps).toHaveLength(result.offsets.length);
   });
 
@@ -30,7 +34,7 @@ describe.concurrent('memplan plan --budget', () => {
 
   it('names the layer and the smallest budget that works when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('plan', 'zoo:mobilenet-v2', '--budget', '2MiB', '--planner', 'budgeted/flexnn'));
-    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
+    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O and the runtime's reserve; the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
   });
 
   it('finds the smallest budget: its plan is verified, and one alignment step below it is infeasible', async ({ expect }) => {
@@ -39,7 +43,9 @@ describe.concurrent('memplan plan --budget', () => {
     const report = JSON.parse(run.stdout) as PlanJson;
     expect(report.minBudget).toBe(report.budget);
     expect(report.results[0].valid).toBe(true);
-    expect(report.results[0].footprint).toBeLessThanOrEqual(report.budget);
+    // The smallest budget of the whole run: its plan fits the buffer it leaves.
+    expect(report.buffer).toBe(budgetShare(buildZooModel('zoo:mobilenet-v2?input=96'), report.budget).buffer);
+    expect(report.results[0].footprint).toBeLessThanOrEqual(report.buffer as number);
     const below = await memplan('plan', 'zoo:mobilenet-v2?input=96', '--budget', String(report.budget - 64), '--align', '64', '--planner', 'budgeted/flexnn');
     expect(userErrorLine(below)).toMatch(new RegExp(`the smallest budget that works is [\\d.]+ MiB \\(${report.budget} bytes\\)`));
   });
@@ -55,13 +61,20 @@ describe.concurrent('memplan plan --budget', () => {
 });
 
 describe.concurrent('memplan exec --budget', () => {
-  it('streams the weights through one buffer and matches the unbudgeted outputs', async ({ expect }) => {
-    const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '1MiB', '--repetitions', '1', '--warmup', '0', '--json');
+  it('streams the weights through one buffer, matches the unbudgeted outputs and says whether the budget was kept as measured', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--json');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const report = JSON.parse(run.stdout) as { planner: string; budget: number; footprint: number; matchesUnbudgeted: boolean; loading: string; bytesLoaded: number };
-    expect(report).toMatchObject({ planner: 'budgeted/flexnn', budget: 2 ** 20, matchesUnbudgeted: true, loading: 'overlapped' });
-    expect(report.footprint).toBeLessThanOrEqual(2 ** 20);
+    const report = JSON.parse(run.stdout) as { planner: string; budget: number; footprint: number; matchesUnbudgeted: boolean; loading: string; share: { buffer: number }; withinBudget: boolean; memory: { peakRssDelta: number } };
+    expect(report).toMatchObject({ planner: 'budgeted/flexnn', budget: 6 * 2 ** 20, matchesUnbudgeted: true, loading: 'overlapped' });
+    expect(report.footprint).toBeLessThanOrEqual(report.share.buffer);
+    expect(report.withinBudget).toBe(report.memory.peakRssDelta <= 6 * 2 ** 20);
+    expect(report.withinBudget).toBe(true);
+  });
+
+  it('names the smallest budget of the whole run in one sentence when the budget is too small', async ({ expect }) => {
+    const line = userErrorLine(await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '3MiB', '--repetitions', '1', '--warmup', '0'));
+    expect(line).toMatch(/^memplan: zoo:mobilenet-v2\?input=64: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 3\.000 MiB \(3145728 bytes\), which leaves a buffer of 0\.000 MiB beside graph I\/O of [\d.]+ MiB and the runtime's reserve of [\d.]+ MiB; the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)\.$/);
   });
 
   it('rejects a loading it does not know and a budget with another backend', async ({ expect }) => {

@@ -90,7 +90,7 @@ describe.concurrent('traces', () => {
 
   it('exec --budget --trace: compute and loader tracks; every layer starts after the loads of its weights ended', async ({ expect }) => {
     const file = join(dir, 'budgeted.json');
-    const run = await memplan('exec', 'zoo:mobilenet-v1?input=96', '--budget', '2MiB', '--repetitions', '1', '--warmup', '0', '--trace', file, '--json');
+    const run = await memplan('exec', 'zoo:mobilenet-v1?input=96', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--trace', file, '--json');
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ backend: 'budgeted', matchesUnbudgeted: true });
     const { events, threads } = await readTrace(file);

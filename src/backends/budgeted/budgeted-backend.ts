@@ -12,12 +12,9 @@ import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
 import { layerKernel, type ArenaContext } from '../cpu/arena-kernels.ts';
 import { loadSchedule } from './load-schedule.ts';
 import { loaderThread } from './loader-thread.ts';
+import { KERNEL_AREA_BYTES as RESERVED, PAGE_BYTES as PAGE } from './budget-share.ts';
 import { warmUp } from './warm-up.ts';
 import { weightsFileLayout } from './weights-file.ts';
-
-/** Bytes before the plan's byte 0: the SIMD kernels' temporary area (wasm-simd.ts). */
-const RESERVED = 64;
-const PAGE = 65536;
 
 /** The largest budget the executor runs: its one buffer and the kernels' reserve fill a wasm32 memory. */
 export const MAX_BUDGET_BYTES = MAX_PAGES * PAGE - RESERVED;
@@ -27,9 +24,10 @@ export function budgetTooLarge(budget: number): string {
 }
 
 /**
- * The streaming executor (FlexNN's online stage): the network runs inside ONE buffer of
- * exactly the budget, allocated once (a shared WebAssembly memory: the budget plus the
- * SIMD kernels' 64-byte temporary area, rounded up to the 64 KiB page), which holds every
+ * The streaming executor (FlexNN's online stage): the network runs inside ONE buffer,
+ * allocated once (a shared WebAssembly memory: the buffer plus the SIMD kernels' 64-byte
+ * temporary area, in whole 64 KiB pages; under a budget, the buffer is what the budget leaves
+ * after graph I/O and the runtime's reserve, budget-share.ts), which holds every
  * activation, weight slice and scratch buffer where the verified plan puts them. Weights
  * come from the weights file (budgeted/weights-file.ts), read by a loader thread straight
  * into the buffer (pread) while the compute thread runs the layers, both following the

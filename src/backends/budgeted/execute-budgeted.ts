@@ -1,9 +1,9 @@
-import { budgetedNetwork } from '../../graph/budget-records.ts';
+import { budgetedNetwork, type BudgetedNetwork } from '../../graph/budget-records.ts';
 import type { Graph } from '../../graph/ir.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
 import { planOf } from '../../planners/fixed-planner.ts';
-import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
 import type { DeviceInfo, StreamingStats } from '../backend.ts';
 import { cpuBackend } from '../cpu/cpu-backend.ts';
@@ -12,12 +12,17 @@ import { forkMeasured } from '../isolation/measured-child.ts';
 import { summarizeLatency, type LatencySummary } from '../latency.ts';
 import { bitIdentical, weightedGraph, withoutWeights } from '../run-data.ts';
 import type { BudgetedJob, BudgetedMeasure } from './budgeted-job.ts';
+import { budgetedRun, smallestRunBudget, type BudgetShare } from './budget-share.ts';
 import type { Loading } from './load-schedule.ts';
 import { WeightsFile } from './weights-file.ts';
 
 export interface BudgetedExecuteOptions {
   readonly planner: Planner;
-  /** Bytes of the one buffer; absent: the plan's own footprint, weights unsliced (the on-demand baseline). */
+  /**
+   * Bytes the whole run may take above its process's baseline: the buffer, graph I/O and the
+   * runtime's reserve (budget-share.ts); absent: the buffer is the plan's own footprint,
+   * weights unsliced (the on-demand baseline).
+   */
   readonly budget?: number;
   readonly loading: Loading;
   readonly repetitions: number;
@@ -47,6 +52,13 @@ export interface BudgetedReport {
   readonly loading: Loading;
   /** The budget asked for (bytes); null when none (the buffer is the plan's footprint). */
   readonly budget: number | null;
+  /** How the budget is spent: graph I/O and the reserve outside the buffer, the buffer the plan has; null without a budget. */
+  readonly share: BudgetShare | null;
+  /**
+   * The budget kept, as measured: the process's peak over its baseline (memory.peakRssDelta)
+   * at or under the budget; null without a budget.
+   */
+  readonly withinBudget: boolean | null;
   /** The plan's footprint: the highest byte it uses in the buffer. */
   readonly footprint: number;
   readonly latencyMs: LatencySummary;
@@ -61,7 +73,7 @@ export interface BudgetedReport {
   readonly preloaded: number;
   /** Outputs bit-identical to the unbudgeted run's (every weight resident); null when not checked. */
   readonly matchesUnbudgeted: boolean | null;
-  /** intermediates: the one buffer as allocated (the budget plus 64 bytes, rounded up to 64 KiB pages). */
+  /** intermediates: the one buffer's memory as allocated (the plan's buffer and the kernels' 64 bytes, in 64 KiB pages). */
   readonly memory: MemoryReport;
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
@@ -72,30 +84,27 @@ export interface BudgetedReport {
 
 /**
  * Runs a network under a memory budget: the budgeted records of the source (weights
- * sliced for the budget), planned and verified here; the weights written once, in the form
- * the kernels read, to a temporary weights file (removed afterwards); the plan run in a
- * fresh measured process of its own that streams them (budgeted-process.ts); and the
- * outputs compared with an unbudgeted run of the same network, seed and input.
+ * sliced for the buffer the budget leaves), planned and verified here; the weights written
+ * once, in the form the kernels read, to a temporary weights file (removed afterwards); the
+ * plan run in a fresh measured process of its own that streams them (budgeted-process.ts);
+ * and the outputs compared with an unbudgeted run of the same network, seed and input. A
+ * budget the planner cannot meet is an InfeasibleBudgetError that names the smallest budget
+ * that works.
  */
 export async function executeBudgeted(source: Graph, options: BudgetedExecuteOptions): Promise<BudgetedReport> {
   const weightsKind = options.weights ?? 'seeded';
   const weighted = weightedGraph(source, weightsKind, options.seed);
-  const budget = options.budget === undefined ? {} : { budget: options.budget };
-  const network = budgetedNetwork(weighted, { ...options.records, ...budget });
+  const records = options.records ?? {};
+  const { network, share } = options.budget === undefined ? { network: budgetedNetwork(weighted, records), share: null } : budgetedRun(weighted, options.budget, records);
   const alignment = Math.max(16, options.alignment ?? 64);
-  const plan = planAndVerify(options.planner, network.problem, { alignment, ...budget });
-  if (!plan.valid) {
-    const overBudget = plan.violations.find((v) => v.kind === 'budget');
-    if (overBudget !== undefined && options.budget !== undefined) throw new InfeasibleBudgetError(`${options.planner.id}: ${overBudget.message}`, -1, [], options.budget, undefined);
-    throw new Error(`${options.planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
-  }
-  const bufferBytes = options.budget ?? plan.footprint;
+  const plan = planWithin(source, network, share, options.planner, records, alignment);
+  const bufferBytes = share?.buffer ?? plan.footprint;
   const file = new WeightsFile(network, network.graph);
   try {
     const job: BudgetedJob = {
       graph: withoutWeights(source),
-      records: options.records ?? {},
-      ...budget,
+      records,
+      ...(options.budget === undefined ? {} : { budget: options.budget }),
       planner: plan.planner,
       plan: planOf(plan),
       alignment,
@@ -109,7 +118,7 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
     let matchesUnbudgeted: boolean | null = null;
     if (options.reference !== undefined) matchesUnbudgeted = bitIdentical(measured.outputs, options.reference);
     else if (options.verifyByExecution ?? true) {
-      const reference = await naiveReference(source, { backend: cpuBackend, seed: options.seed, weights: weightsKind, records: options.records ?? {}, alignment });
+      const reference = await naiveReference(source, { backend: cpuBackend, seed: options.seed, weights: weightsKind, records, alignment });
       matchesUnbudgeted = bitIdentical(measured.outputs, reference);
     }
     const { streaming } = measured;
@@ -121,6 +130,8 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
       planner: plan.planner,
       loading: options.loading,
       budget: options.budget ?? null,
+      share,
+      withinBudget: options.budget === undefined ? null : memory.peakRssDelta <= options.budget,
       footprint: plan.footprint,
       latencyMs: summarizeLatency(measured.samples, options.seed),
       meanLatencyMs: round(mean(measured.samples)),
@@ -138,6 +149,37 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
   } finally {
     file.dispose();
   }
+}
+
+/**
+ * The verified plan of the network in its buffer (the problem carries the buffer as its
+ * budget). A planner that cannot meet it (FlexNN's), or a plan over it (a planner that
+ * knows no budget), is an InfeasibleBudgetError in the budget's terms: the buffer the budget
+ * left, and the smallest budget of the whole run that works (bisection over the run's records).
+ */
+function planWithin(source: Graph, network: BudgetedNetwork, share: BudgetShare | null, planner: Planner, records: RecordOptions, alignment: number): VerifiedResult {
+  let plan: VerifiedResult;
+  try {
+    plan = planAndVerify(planner, network.problem, { alignment });
+  } catch (error) {
+    if (!(error instanceof InfeasibleBudgetError) || share === null) throw error;
+    const named = error.records.slice(0, 3).join(', ') + (error.records.length > 3 ? ` and ${error.records.length - 3} more` : '');
+    throw overBudget(planner, `cannot fit operator ${error.step} (${named})`, share, error, source, records, alignment);
+  }
+  if (plan.valid) return plan;
+  if (share !== null && plan.violations.some((v) => v.kind === 'budget')) throw overBudget(planner, `needs ${plan.footprint} bytes, more than the buffer of ${share.buffer} bytes`, share, { step: -1, records: [] }, source, records, alignment);
+  throw new Error(`${planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
+}
+
+function overBudget(planner: Planner, what: string, share: BudgetShare, failed: { step: number; records: readonly string[] }, source: Graph, records: RecordOptions, alignment: number): InfeasibleBudgetError {
+  const smallest = smallestRunBudget(planner, source, records, alignment);
+  const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${mib(smallest)} MiB (${smallest} bytes)`;
+  const sentence = `${planner.id} ${what} in a budget of ${mib(share.budget)} MiB (${share.budget} bytes), which leaves a buffer of ${mib(share.buffer)} MiB beside graph I/O of ${mib(share.io)} MiB and the runtime's reserve of ${mib(share.reserve)} MiB; ${tail}.`;
+  return new InfeasibleBudgetError(sentence, failed.step, failed.records, share.budget, smallest);
+}
+
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(3);
 }
 
 function round(ms: number): number {

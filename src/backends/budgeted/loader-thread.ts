@@ -39,12 +39,17 @@ function reach(sync, slot, value) {
   }
 }
 parentPort.on('message', (job) => {
+  const sync = job.sync;
   run(job);
+  job = undefined;
   // Let go of the session's buffer and garbage before saying so: a measured process
   // takes its baseline after a warm-up session, and nothing of it may be freed later.
-  if (typeof gc === 'function') gc();
-  Atomics.store(job.sync, DONE, 1);
-  Atomics.notify(job.sync, DONE);
+  // Collected on the next turn, once the message that carried the buffer is let go too.
+  setImmediate(() => {
+    if (typeof gc === 'function') gc();
+    Atomics.store(sync, DONE, 1);
+    Atomics.notify(sync, DONE);
+  });
 });
 function run(job) {
   const { sync, memory, base, path, fileOffsets, bufferOffsets, bytes, after, steps, trace, times, errors } = job;

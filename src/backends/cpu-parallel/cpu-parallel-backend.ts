@@ -2,22 +2,23 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
-import { resolveKernelCalls } from '../cpu/kernel-calls.ts';
+import { executionMemory } from '../cpu/execution-memory.ts';
 import { GraphIo } from '../cpu/graph-io.ts';
-import { kernelScratchBytes } from '../cpu/kernels/index.ts';
-import { bindMemory } from '../cpu/memory.ts';
+import { checkScratch } from '../cpu/node-kernels.ts';
+import { writeWeights } from '../cpu/write-weights.ts';
 import { stepIndices } from './parallel-steps.ts';
-import { SharedWeights } from './shared-weights.ts';
+import { makeSpans } from './step-control.ts';
 import { StepPool, type PoolRun } from './worker-pool.ts';
 
 /**
- * The parallel CPU backend: the CPU backend's kernels (the same functions, so the same
- * results bit for bit), run by a pool of W worker threads, the operators of a step at once
- * and a barrier after each step (worker-pool.ts). Everything the workers touch is shared
- * memory, allocated once: the plan's arena (offsets) or one buffer per object (shared
- * objects), the graph's inputs and outputs, and the weights, repacked once at prepare and
- * moved into SharedArrayBuffers that every worker reads (shared-weights.ts). Each
- * worker has its own kernel scratch and SIMD engine memory, counted as scratch.
+ * The parallel CPU backend: the CPU executor's memory and kernels (cpu/execution-memory.ts,
+ * cpu/node-kernels.ts: the same functions over the same bytes, so the same results bit for
+ * bit), run by a pool of W worker threads, the operators of a step at once and a barrier
+ * after each step (worker-pool.ts). The one memory is a shared WebAssembly memory that every
+ * worker binds a SIMD engine of its own to: the weights once, the plan's arena with every
+ * operator's scratch (operators of one step live at that step together, so the planner keeps
+ * their scratch apart), the graph I/O. The pool's threads start once per process and worker
+ * count and outlive the networks they run: what they cost is `memory.runtime`.
  *
  * The plan must be made for the schedule's records (lifetimes over steps): a plan made for
  * one operator at a time may put two tensors of one step in the same bytes, and the
@@ -28,6 +29,9 @@ export const cpuParallelBackend: Backend = {
   kind: 'cpu-parallel',
   title: "CPU, a step's operators at once on W worker threads (--workers; default the number of cores)",
   reference: 'cpu',
+  plansScratch: true,
+  writesWeights: true,
+  dryRun: true,
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'cpu-parallel', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, defaultWorkers: availableParallelism(), memoryBytes: totalmem(), runtime: `node ${process.version}` };
@@ -39,27 +43,28 @@ export const cpuParallelBackend: Backend = {
   },
 
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
-    const { graph } = request;
+    const { graph, problem, plan } = request;
     const workers = request.workers ?? availableParallelism();
     checkWorkers(workers);
     const order = executionOrder(graph);
     const steps = stepIndices(graph, order, request.steps);
-    const memory = bindMemory(request, (bytes) => new SharedArrayBuffer(bytes));
-    const { views } = memory;
-    const view = (name: string): Float32Array => views.get(name) as Float32Array;
-    const shared = new SharedWeights((call, k) => graph.tensors.get(call.node.inputs[k])?.constant === true);
-    const { calls } = resolveKernelCalls(request, order, views, (call) => shared.share(call));
-    // The shared copies are the ones the workers read: the graph's raw values may go.
-    for (const [name, tensor] of graph.tensors) if (tensor.constant) request.release?.(name);
-    const pool = await StepPool.start(
-      calls.map((c) => c.call),
-      steps,
-      workers,
-    );
-    const io = new GraphIo(graph, view);
+    checkScratch(graph, order, problem);
+    const memory = executionMemory(graph, order, problem, plan, { workers });
+    writeWeights(request, memory);
+    const pool = await pools.acquire(workers);
+    // Kernel scratch lives in each worker's module and only grows: what a network run before left (a dry run's) is not this one's, as in the CPU backend.
+    const scratchBefore = pool.scratchBytes();
+    const key = {};
+    const network = { graph, memory: memory.wasm ?? (memory.buffer as SharedArrayBuffer), byteAt: memory.byteAt, steps, spans: makeSpans(order.length) };
+    // Worker k's temporary area: the main thread has the first.
+    const load = (): Promise<number> => pool.load(key, network, (worker) => memory.temporary(worker + 1));
+    const derived = await load();
+    const io = new GraphIo(graph, memory.view);
+    const { bytes } = memory;
     let last: PoolRun | undefined;
+    let disposed = false;
     return {
-      memory: () => ({ intermediates: memory.intermediates, io: memory.io + io.handedBytes, weights: shared.bytes, scratch: kernelScratchBytes() + pool.scratchBytes() }),
+      memory: () => ({ intermediates: bytes.arena, io: bytes.io + io.handedBytes, weights: bytes.weights + derived, scratch: pool.scratchBytes() - scratchBefore, runtime: pool.startRss }),
       parallel: {
         workers,
         stepSizes: steps.map((step) => step.length),
@@ -67,20 +72,51 @@ export const cpuParallelBackend: Backend = {
         lastRun: () => last,
       },
       async infer(inputs) {
+        // The pool runs one network at a time: another's load (a dry run's) is undone first.
+        await load();
         io.load(inputs);
         last = await pool.run();
         return io.handOut();
       },
       async trace(inputs) {
+        await load();
         io.load(inputs);
         const run = await pool.run(true);
         const spans = run.spans ?? [];
-        return spans.map((span) => ({ node: calls[span.call].call.node.name, op: calls[span.call].call.node.op, step: span.step, thread: `worker ${span.worker + 1}`, start: span.start, end: span.end }));
+        return spans.map((span) => ({ node: order[span.call].name, op: order[span.call].op, step: span.step, thread: `worker ${span.worker + 1}`, start: span.start, end: span.end }));
       },
       dispose() {
-        void pool.close();
+        if (disposed) return;
+        disposed = true;
+        pools.release(workers);
       },
     };
+  },
+};
+
+/**
+ * The pools of this process, one per worker count, kept while a prepared network holds one:
+ * networks prepared one after the other (a dry run, then the run that is measured) share
+ * the threads, which start once.
+ */
+const pools = {
+  held: new Map<number, { pool: Promise<StepPool>; leases: number }>(),
+  acquire(workers: number): Promise<StepPool> {
+    let entry = this.held.get(workers);
+    if (entry === undefined) {
+      entry = { pool: StepPool.start(workers), leases: 0 };
+      this.held.set(workers, entry);
+      // A pool that failed to start is not kept for the next network.
+      entry.pool.catch(() => this.held.delete(workers));
+    }
+    entry.leases++;
+    return entry.pool;
+  },
+  release(workers: number): void {
+    const entry = this.held.get(workers);
+    if (entry === undefined || --entry.leases > 0) return;
+    this.held.delete(workers);
+    void entry.pool.then((pool) => pool.close());
   },
 };
 

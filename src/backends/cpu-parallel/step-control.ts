@@ -23,6 +23,8 @@ const SLOTS = 8;
 
 /** The step number that tells the workers to stop. */
 export const QUIT = -1;
+/** The step number that tells the workers to take a network (its setup waits on each one's port). */
+export const LOAD = -2;
 
 export interface StepBlock {
   /** Generation, step, next operator, workers done, failed (Int32, shared). */
@@ -31,17 +33,28 @@ export interface StepBlock {
   readonly busyMs: Float64Array;
   /** Bytes of kernel scratch each worker holds (its own slot only). */
   readonly scratchBytes: Float64Array;
-  /** A traced inference: per kernel call, when it started and ended (shared clock, ms) and which worker ran it. */
-  readonly spans: { readonly start: Float64Array; readonly end: Float64Array; readonly worker: Int32Array };
+  /** Bytes of weights each worker derived in a form of its own for the network it holds (its own slot only). */
+  readonly derivedBytes: Float64Array;
 }
 
-export function makeStepBlock(workers: number, calls: number): StepBlock {
+/** A traced inference: per operator, when it started and ended (shared clock, ms) and which worker ran it. */
+export interface Spans {
+  readonly start: Float64Array;
+  readonly end: Float64Array;
+  readonly worker: Int32Array;
+}
+
+export function makeStepBlock(workers: number): StepBlock {
   return {
     control: new Int32Array(new SharedArrayBuffer(SLOTS * 4)),
     busyMs: new Float64Array(new SharedArrayBuffer(workers * 8)),
     scratchBytes: new Float64Array(new SharedArrayBuffer(workers * 8)),
-    spans: { start: new Float64Array(new SharedArrayBuffer(calls * 8)), end: new Float64Array(new SharedArrayBuffer(calls * 8)), worker: new Int32Array(new SharedArrayBuffer(calls * 4)) },
+    derivedBytes: new Float64Array(new SharedArrayBuffer(workers * 8)),
   };
+}
+
+export function makeSpans(operators: number): Spans {
+  return { start: new Float64Array(new SharedArrayBuffer(operators * 8)), end: new Float64Array(new SharedArrayBuffer(operators * 8)), worker: new Int32Array(new SharedArrayBuffer(operators * 4)) };
 }
 
 /** Main thread: whether the next steps are traced. */

@@ -1,9 +1,9 @@
 import { receiveMessageOnPort, MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { BackendError } from '../backend-error.ts';
 import { workerModule } from '../child-module.ts';
-import type { KernelCall } from '../cpu/kernel.ts';
-import { makeStepBlock, QUIT, setTracing, startStep, stepFailed, waitStep, type StepBlock } from './step-control.ts';
-import type { WorkerSetup } from './step-worker.ts';
+import { LOAD, makeStepBlock, QUIT, setTracing, startStep, stepFailed, waitStep, type Spans, type StepBlock } from './step-control.ts';
+import type { Graph } from '../../graph/ir.ts';
+import type { NetworkSetup, WorkerSetup } from './step-worker.ts';
 
 /** One inference's step timings. */
 export interface PoolRun {
@@ -16,9 +16,11 @@ export interface PoolRun {
 }
 
 /**
- * W worker threads (step-worker.ts) that run the kernel calls of a step at once, over
- * shared memory, with a barrier after each step (step-control.ts). The main thread only
- * starts steps and waits: it blocks in Atomics.wait while the workers compute.
+ * W worker threads (step-worker.ts) that run the operators of a step at once, over the
+ * execution's one shared memory, with a barrier after each step (step-control.ts). The main
+ * thread only starts steps and waits: it blocks in Atomics.wait while the workers compute.
+ * The threads start once, holding no network; `load` hands them one (a pool outlives the
+ * networks it runs, so that its threads are started and paid for once).
  */
 /** How long the main thread blocks on a step before it lets its event loop turn, to hear of a worker that died. */
 const BLOCK_MS = 20;
@@ -26,13 +28,17 @@ const BLOCK_MS = 20;
 export class StepPool {
   /** Why a worker is gone, once one is: a step then fails instead of waiting for it forever. */
   private gone: string | undefined;
+  /** The network the workers hold (the last one loaded), by what it was loaded from. */
+  private network: { readonly key: object; readonly steps: readonly (readonly number[])[]; readonly spans: Spans } | undefined;
+  /** The graph every worker holds a copy of, once a load succeeded. */
+  private graph: NetworkSetup['graph'];
 
   private constructor(
     private readonly threads: readonly Worker[],
+    private readonly networkPorts: readonly MessagePort[],
     private readonly errorPorts: readonly MessagePort[],
     private readonly block: StepBlock,
-    private readonly steps: readonly (readonly number[])[],
-    /** Resident bytes the process grew by while the threads started. */
+    /** Resident bytes the process grew by while the threads started: the pool's fixed cost. */
     readonly startRss: number,
   ) {
     threads.forEach((thread, index) => {
@@ -45,20 +51,24 @@ export class StepPool {
     return this.threads.length;
   }
 
-  /** Starts `workers` threads on the calls (views into SharedArrayBuffers) and waits until each is ready. */
-  static async start(calls: readonly KernelCall[], steps: readonly (readonly number[])[], workers: number): Promise<StepPool> {
+  /** Starts `workers` threads, holding no network yet, and waits until each is ready. */
+  static async start(workers: number): Promise<StepPool> {
     const before = process.memoryUsage.rss();
-    const block = makeStepBlock(workers, calls.length);
+    const block = makeStepBlock(workers);
     const module = workerModule(import.meta.url, './step-worker');
     const threads: Worker[] = [];
-    const ports: MessagePort[] = [];
+    const networkPorts: MessagePort[] = [];
+    const errorPorts: MessagePort[] = [];
     try {
       await Promise.all(
         Array.from({ length: workers }, (_, index) => {
-          const { port1, port2 } = new MessageChannel();
-          ports.push(port1);
-          const setup: WorkerSetup = { index, workers, calls, steps, block, errors: port2 };
-          const thread = new Worker(module.entry, { eval: module.eval, env: module.env, workerData: setup, transferList: [port2] });
+          const networks = new MessageChannel();
+          const errors = new MessageChannel();
+          networkPorts.push(networks.port1);
+          errorPorts.push(errors.port1);
+          const setup: WorkerSetup = { index, workers, block, networks: networks.port2, errors: errors.port2 };
+          // A young generation of 1 MiB, as the measured process's own (measured-child.ts): a worker allocates only while it builds a network's kernels.
+          const thread = new Worker(module.entry, { eval: module.eval, env: module.env, workerData: setup, transferList: [networks.port2, errors.port2], resourceLimits: { maxYoungGenerationSizeMb: 2 } });
           threads.push(thread);
           return new Promise<void>((resolve, reject) => {
             thread.once('message', () => resolve());
@@ -76,7 +86,28 @@ export class StepPool {
       // A network that is never disposed does not keep the process alive.
       thread.unref();
     }
-    return new StepPool(threads, ports, block, steps, Math.max(0, process.memoryUsage.rss() - before));
+    return new StepPool(threads, networkPorts, errorPorts, block, Math.max(0, process.memoryUsage.rss() - before));
+  }
+
+  /**
+   * Hands every worker a network (unless it holds this one already: `key` says which): each
+   * binds its own engine to the shared memory and builds the kernels, as one step of the
+   * barrier. The graph crosses only when the workers hold another: a network prepared again
+   * (after its dry run) costs the workers its kernels, not a second copy of the graph. Resolves with the bytes of weights the workers derived in forms of their own.
+   */
+  async load(key: object, network: Omit<NetworkSetup, 'temporary' | 'graph'> & { readonly graph: Graph }, temporary: (worker: number) => number): Promise<number> {
+    if (this.network?.key !== key) {
+      // The graph crosses only when it is not the one the workers hold (each keeps its copy).
+      const { graph, ...rest } = network;
+      const sent = this.graph === graph ? rest : network;
+      this.networkPorts.forEach((port, worker) => port.postMessage({ ...sent, temporary: temporary(worker) } satisfies NetworkSetup));
+      this.network = undefined;
+      this.graph = undefined;
+      await this.step(LOAD, 'loading the network');
+      this.network = { key, steps: network.steps, spans: network.spans };
+      this.graph = graph;
+    }
+    return this.block.derivedBytes.reduce((sum, bytes) => sum + bytes, 0);
   }
 
   /**
@@ -86,26 +117,32 @@ export class StepPool {
    * inference with an error rather than a wait that never ends.
    */
   async run(traced = false): Promise<PoolRun> {
+    const network = this.network;
+    if (network === undefined) throw new BackendError('the cpu-parallel pool holds no network to run.');
     setTracing(this.block, traced);
     const busyBefore = [...this.block.busyMs];
     const stepMs: number[] = [];
-    const workers = this.threads.length;
-    for (let step = 0; step < this.steps.length; step++) {
-      if (this.gone !== undefined) throw new BackendError(`${this.gone}.`);
+    for (let step = 0; step < network.steps.length; step++) {
       const started = performance.now();
-      startStep(this.block, step);
-      while (!waitStep(this.block, workers, BLOCK_MS)) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (this.gone !== undefined) throw new BackendError(`${this.gone} during step ${step}.`);
-      }
+      await this.step(step, `step ${step}`);
       stepMs.push(performance.now() - started);
-      if (stepFailed(this.block)) throw new BackendError(this.failures().join('; '));
     }
     const busyMs = [...this.block.busyMs].map((ms, k) => ms - busyBefore[k]);
     if (!traced) return { stepMs, busyMs };
-    const { start, end, worker } = this.block.spans;
-    const spans = this.steps.flatMap((calls, step) => calls.map((call) => ({ call, step, worker: worker[call], start: start[call], end: end[call] })));
+    const { start, end, worker } = network.spans;
+    const spans = network.steps.flatMap((calls, step) => calls.map((call) => ({ call, step, worker: worker[call], start: start[call], end: end[call] })));
     return { stepMs, busyMs, spans };
+  }
+
+  /** One step of the barrier on every worker (an operator step, or LOAD). */
+  private async step(step: number, what: string): Promise<void> {
+    if (this.gone !== undefined) throw new BackendError(`${this.gone}.`);
+    startStep(this.block, step);
+    while (!waitStep(this.block, this.threads.length, BLOCK_MS)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.gone !== undefined) throw new BackendError(`${this.gone} during ${what}.`);
+    }
+    if (stepFailed(this.block)) throw new BackendError(this.failures().join('; '));
   }
 
   /** Kernel scratch of every worker (bytes; each only grows). */
@@ -117,7 +154,7 @@ export class StepPool {
     this.gone ??= 'the cpu-parallel pool is closed';
     startStep(this.block, QUIT);
     await Promise.all(this.threads.map((thread) => thread.terminate()));
-    for (const port of this.errorPorts) port.close();
+    for (const port of [...this.errorPorts, ...this.networkPorts]) port.close();
   }
 
   private failures(): string[] {

@@ -5,7 +5,6 @@ import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
 import { fillColumnsNhwc } from './kernels/conv.ts';
-import { EMPTY } from './kernel-calls.ts';
 import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
 import type { SimdEngine } from './kernels/wasm-simd.ts';
 
@@ -215,6 +214,9 @@ export function viewKernel(node: Node, context: Omit<ArenaContext, 'engine'>): {
   const ready = call;
   return { run: () => kernel(ready), derived: ready.prepared?.bytes ?? 0 };
 }
+
+/** What a replaced raw input reads as: nothing (the kernel computes from its prepared form). */
+const EMPTY = new Float32Array(0);
 
 /** Any other op of the budgeted executor: a view kernel (none of its ops derives weights). */
 function cpuKernel(node: Node, context: ArenaContext): () => void {

@@ -1,19 +1,18 @@
 import { cpus, totalmem } from 'node:os';
 import { epochMs } from '../../core/clock.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
-import { inPlaceLayer, scratchId } from '../../graph/layer-memory.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
 import { withSeededWeights } from '../../graph/seeded-weights.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
-import { BackendError } from '../backend-error.ts';
 import { seededInputs } from '../run-data.ts';
 import { warmUpGraph } from '../warm-up-graph.ts';
-import { layerKernel, viewKernel, type ArenaContext } from './arena-kernels.ts';
-import { executionMemory, type ExecutionMemory } from './execution-memory.ts';
+import { executionMemory } from './execution-memory.ts';
 import { GraphIo } from './graph-io.ts';
 import { kernelScratchBytes } from './kernels/index.ts';
+import { checkScratch, nodeKernels } from './node-kernels.ts';
+import { writeWeights } from './write-weights.ts';
 
 /**
  * The CPU backend: runs a graph op by op, single-threaded, inside ONE memory sized from the
@@ -28,6 +27,7 @@ export const cpuBackend: Backend = {
   title: 'CPU: TypeScript and WebAssembly SIMD kernels, one thread, one planned memory',
   plansScratch: true,
   writesWeights: true,
+  dryRun: true,
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}` };
@@ -61,24 +61,8 @@ export const cpuBackend: Backend = {
     const scratchBefore = kernelScratchBytes();
     const memory = executionMemory(graph, order, problem, plan);
     writeWeights(request, memory);
-    const views = { graph, heap: memory.heap, at: memory.at };
-    // Without the SIMD engine every node runs its kernel's TypeScript loops on views.
-    const context: ArenaContext | undefined = memory.engine === undefined ? undefined : { ...views, engine: memory.engine };
-    let derived = 0;
-    const steps = order.map((node) => {
-      const layer = context === undefined ? undefined : inPlaceLayer(graph, node);
-      if (layer === undefined || context === undefined) {
-        const kernel = viewKernel(node, views);
-        derived += kernel.derived;
-        return kernel.run;
-      }
-      // The records were sized by the same function: what a kernel uses is what was planned.
-      const record = problem.records.find((r) => r.id === scratchId(node));
-      if (layer.scratchBytes > 0 && record?.size !== layer.scratchBytes) {
-        throw new BackendError(`node ${node.name} needs ${layer.scratchBytes} bytes of scratch, which the plan's records do not hold (plan it with the record option scratch).`);
-      }
-      return layerKernel(node, layer, context);
-    });
+    checkScratch(graph, order, problem);
+    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order);
     const io = new GraphIo(graph, memory.view);
     const { bytes } = memory;
     return {
@@ -107,45 +91,3 @@ export const cpuBackend: Backend = {
     };
   },
 };
-
-/**
- * Every node's weights into the memory, in its kernel's form, as the values come: constants
- * the graph holds values of (a file's, or shapes) first, each let go (request.release) once
- * written; then the request's stream, seeded in this process a run at a time, for those it
- * holds none of. A constant left without values is an error, not zeros.
- */
-function writeWeights(request: PrepareRequest, memory: ExecutionMemory): void {
-  const targets = new Map<string, { write: (values: Float32Array, at: number, target: Float32Array) => void; target: Float32Array }[]>();
-  for (const [node, form] of memory.weights) {
-    const start = memory.at(`${node}@weights`);
-    const target = memory.heap.subarray(start, start + form.floats);
-    for (const placement of form.placements) {
-      const list = targets.get(placement.constant) ?? [];
-      list.push({ write: placement.write, target });
-      targets.set(placement.constant, list);
-    }
-  }
-  const written = new Set<string>();
-  const sink = (name: string, values: Float32Array, at: number): void => {
-    written.add(name);
-    for (const { write, target } of targets.get(name) ?? []) write(values, at, target);
-  };
-  for (const name of targets.keys()) {
-    const data = request.graph.tensors.get(name)?.data;
-    if (data === undefined) continue;
-    sink(name, toFloat32(data, name), 0);
-    request.release?.(name);
-  }
-  request.weights?.(sink);
-  for (const name of targets.keys()) {
-    if (!written.has(name)) throw new BackendError(`constant ${name} has no values; give the graph weights (withSeededWeights) or a weight stream.`);
-  }
-}
-
-function toFloat32(data: ArrayBufferView, name: string): Float32Array {
-  if (data instanceof Float32Array) return data;
-  if (data instanceof Float64Array || data instanceof Int32Array || data instanceof Int8Array || data instanceof Uint8Array || data instanceof Int16Array) {
-    return Float32Array.from(data as ArrayLike<number>);
-  }
-  throw new BackendError(`constant ${name} holds ${data.constructor.name} values, which the CPU backend cannot use as float32.`);
-}

@@ -2,11 +2,11 @@ import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { BackendError } from '../backend-error.ts';
-import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine } from './kernels/wasm-simd.ts';
+import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine, type WasmMemory } from './kernels/wasm-simd.ts';
 import { nodeWeights, type NodeWeights } from './weight-placement.ts';
 
-/** Bytes before everything else: the SIMD kernels' temporary area (wasm-simd.ts). */
-const RESERVED = 64;
+/** Each thread's temporary area of the SIMD kernels (wasm-simd.ts gemm's `tmp`), at the memory's start: a cache line apiece. */
+const TEMPORARY = 64;
 const PAGE = 65536;
 /** Every region and every weight or I/O tensor starts on a cache line. */
 const LINE = 64;
@@ -15,18 +15,24 @@ const LINE = 64;
  * The one memory a CPU execution runs in, sized once from the verified plan before the
  * first inference and never grown:
  *
- *   [kernels' 64 bytes][weights, node by node][the plan's arena][graph I/O the plan leaves out]
+ *   [kernels' temporaries, 64 bytes a thread][weights, node by node][the plan's arena][graph I/O the plan leaves out]
  *
  * The arena holds every record of the problem at the plan's offset (a shared-objects plan:
  * its objects laid out one after the other), scratch records included; weights are in the
  * form each node's kernel reads (weight-placement.ts); graph inputs and outputs that are not
  * records get a place of their own after the arena. It is a shared WebAssembly memory: the
- * SIMD kernels compute where the tensors lie, and worker threads could share it (where the
+ * SIMD kernels compute where the tensors lie, and the cpu-parallel workers share it (where the
  * SIMD engine is off, a plain buffer of the same layout).
  */
 export interface ExecutionMemory {
-  /** The memory: a shared WebAssembly memory, or a plain buffer where the SIMD engine is off or missing. */
+  /** The memory: a shared WebAssembly memory's buffer, or a buffer of its own where the SIMD engine is off or missing. */
   readonly buffer: ArrayBufferLike;
+  /** The shared WebAssembly memory, where the SIMD engine runs: what worker threads bind engines of their own to. */
+  readonly wasm?: WasmMemory;
+  /** Byte offsets of every record, tensor and node's weights (`at` in bytes), for threads that build their own view. */
+  readonly byteAt: ReadonlyMap<string, number>;
+  /** Byte offset of thread `k`'s temporary area (0: the thread that made the memory; then its workers). */
+  temporary(thread: number): number;
   /** The SIMD kernels bound to the memory; undefined where WebAssembly SIMD is missing or turned off (setSimdEnabled). */
   readonly engine: SimdEngine | undefined;
   readonly heap: Float32Array;
@@ -40,9 +46,11 @@ export interface ExecutionMemory {
   readonly bytes: { readonly weights: number; readonly arena: number; readonly io: number; readonly total: number };
 }
 
-export function executionMemory(graph: Graph, order: readonly Node[], problem: Problem, plan: VerifiedResult): ExecutionMemory {
-  // Without the SIMD engine every kernel runs its TypeScript loops on views, over raw weights, in a plain buffer.
+export function executionMemory(graph: Graph, order: readonly Node[], problem: Problem, plan: VerifiedResult, options: { readonly workers?: number } = {}): ExecutionMemory {
+  // Without the SIMD engine every kernel runs its TypeScript loops on views, over raw weights, in a buffer of its own.
   const inPlace = simdOnSharedMemory();
+  const workers = options.workers ?? 0;
+  const RESERVED = TEMPORARY * (workers + 1);
   const byteAt = new Map<string, number>();
   const weights = new Map<string, NodeWeights>();
   let end = RESERVED;
@@ -83,7 +91,8 @@ export function executionMemory(graph: Graph, order: readonly Node[], problem: P
   const memory = inPlace ? sharedMemory(pages) : undefined;
   const engine = memory === undefined ? undefined : simdEngineOn(memory);
   if (inPlace && engine === undefined) throw new BackendError('the SIMD kernels compiled but could not be bound to the execution memory.');
-  const buffer = memory?.buffer ?? new ArrayBuffer(pages * PAGE);
+  // Worker threads share the memory: without the engine, a SharedArrayBuffer.
+  const buffer = memory?.buffer ?? (workers > 0 ? new SharedArrayBuffer(pages * PAGE) : new ArrayBuffer(pages * PAGE));
   const heap = engine?.heap() ?? new Float32Array(buffer);
   const at = (id: string): number => {
     const bytes = byteAt.get(id);
@@ -92,6 +101,9 @@ export function executionMemory(graph: Graph, order: readonly Node[], problem: P
   };
   return {
     buffer,
+    ...(memory ? { wasm: memory } : {}),
+    byteAt,
+    temporary: (thread) => thread * TEMPORARY,
     engine,
     heap,
     at,

@@ -113,7 +113,7 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
  * as the backend says it holds its own form, and collected every few MiB, so that raw and
  * repacked weights never pile up.
  *
- * A backend with start-up of its own (`open`: it compiles code for what it runs) first runs
+ * A backend that compiles code for what it runs (Backend.dryRun) first runs
  * the network once in a dry run whose memory it then lets go, and the baseline is taken
  * again after it (`rebaseline`): the job received and checked, its kernels compiled for
  * these shapes, are the runtime's, as a native runtime's code is in its binary; what follows
@@ -132,7 +132,7 @@ async function prepareNetwork(
   const base = { graph, problem, plan, steps, ...(weights ? { weights } : {}), ...(job.workers === undefined ? {} : { workers: job.workers }) };
   let baselineRss = context.baselineRss;
   let dry: PreparedNetwork | undefined;
-  if (backend.open !== undefined && context.rebaseline !== undefined) {
+  if (backend.dryRun === true && context.rebaseline !== undefined) {
     // No release: the graph keeps its values for the run that is measured. The dry run's
     // memory is kept until the end: V8 returns a freed WebAssembly memory in its own time,
     // which would land inside the measured run and hide part of it.
@@ -170,7 +170,8 @@ export async function measure(
   const { runtimeRss, collect } = context;
   const backend = findBackend(job.backend);
   const { prepared, inputs, baselineRss, dry } = await prepareNetwork(job, constants, backend, context);
-  const jobRss = baselineRss - context.baselineRss;
+  // A pool's threads started in the dry run are the runtime's (the backend says so), not the job's.
+  const jobRss = dry === undefined ? undefined : baselineRss - context.baselineRss - (prepared.memory().runtime ?? 0);
   collect();
   // Inferences allocate nothing (the outputs come back in the network's own arrays); any
   // garbage one leaves is collected before the next, outside the timed part, so that the
@@ -213,7 +214,7 @@ export async function measure(
   const pool = prepared.parallel;
   const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
   // The runtime's start-up (measured before the baseline) is the backend's own unless it reports one.
-  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== 0 ? { job: jobRss } : {}) };
+  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== undefined ? { job: jobRss } : {}) };
   prepared.dispose();
   dry?.dispose();
   return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(spans ? { spans } : {}) };

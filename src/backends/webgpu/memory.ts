@@ -11,7 +11,7 @@ export interface GpuTensor {
 }
 
 /**
- * Device memory bound to a verified plan, as the CPU backend binds it (cpu/memory.ts):
+ * Device memory bound to a verified plan (the CPU executor lays the same plans out in one memory, cpu/execution-memory.ts):
  *
  * - offsets plan: ONE storage buffer (the arena) of the plan's footprint; every planned
  *   tensor is the binding [offset, offset + size) at its planned offset;

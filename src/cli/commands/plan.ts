@@ -1,16 +1,15 @@
 import type { Argv } from 'yargs';
 import { lowerBounds } from '../../core/bounds.ts';
 import { APPROACHES, type Approach } from '../../core/plans.ts';
-import { naiveFootprint, type Problem } from '../../core/problem.ts';
+import { naiveFootprint } from '../../core/problem.ts';
 import { loadProblem, loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { smallestBudgetFor } from '../../planners/budgeted/smallest-budget.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { keepingTrajectory, type TrajectoryPoint } from '../../planners/offsets/exact/trajectory.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
 import { checkAlignedSizes, parseAlignment } from '../alignment-option.ts';
-import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
+import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget, smallestBudgetOf } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
@@ -53,10 +52,12 @@ export function registerPlan(cli: Argv): Argv {
       if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
       if (args.findMinBudget && planners.length !== 1) throw new UsageError(`--find-min-budget searches one planner's smallest budget; give one --planner, not ${planners.length}.`);
       // A budget changes the records of a network (its weights are sliced for the budget).
-      const problemAt = budgeted ? budgetedProblemOf(await loadSource(args.source, sourceOptions(args)), sourceOptions(args)) : undefined;
+      const source = budgeted ? await loadSource(args.source, sourceOptions(args)) : undefined;
+      const problemAt = source !== undefined ? budgetedProblemOf(source, sourceOptions(args)) : undefined;
+      const smallestFor = (planner: Planner): number | undefined => smallestBudgetOf(source as NonNullable<typeof source>, sourceOptions(args), planner, args.align);
       let minBudget: number | undefined;
       if (problemAt !== undefined && args.findMinBudget) {
-        minBudget = smallestBudgetFor(planners[0], problemAt, args.align);
+        minBudget = smallestFor(planners[0]);
         if (minBudget === undefined) throw new UsageError(`${args.source}: ${planners[0].id} fits no budget below 2^52 bytes.`);
         budget ??= minBudget;
       }
@@ -74,7 +75,8 @@ export function registerPlan(cli: Argv): Argv {
         return false;
       });
       const bounds = lowerBounds(problem);
-      const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed, ...(budget !== undefined ? { budget } : {}) };
+      // A network's budget is its whole run's: the plan gets the buffer it leaves, which its problem carries.
+      const options = { alignment: args.align, bounds, timeLimitMs: args.timeLimit * 1000, seed: args.seed, ...(budget !== undefined ? { budget: problem.budget ?? budget } : {}) };
       // Exact planners' trajectories (best arena and bound over time) for --json.
       const trajectories = new Map<string, readonly TrajectoryPoint[]>();
       const results = runnable.map((planner) => {
@@ -83,7 +85,7 @@ export function registerPlan(cli: Argv): Argv {
         try {
           return planAndVerify(keepingTrajectory(planner, trajectories), problem, options);
         } catch (error) {
-          if (error instanceof InfeasibleBudgetError && problemAt !== undefined) throw infeasible(args.source, planner, error, problemAt, args.align);
+          if (error instanceof InfeasibleBudgetError && problemAt !== undefined && budget !== undefined) throw infeasible(args.source, planner, error, smallestFor(planner), budget);
           throw error;
         }
       });
@@ -94,6 +96,7 @@ export function registerPlan(cli: Argv): Argv {
         naive: naiveFootprint(problem),
         lowerBounds: { offsets: bounds.offsets, sharedObjects: bounds.sharedObjects },
         ...(budget !== undefined ? { budget } : {}),
+        ...(budget !== undefined && problem.budget !== undefined && problem.budget !== budget ? { buffer: problem.budget } : {}),
         ...(minBudget !== undefined ? { minBudget } : {}),
         results: results.map((r) => jsonResult(r, trajectories.get(r.planner))),
         ...(skipped.length > 0 ? { skipped } : {}),
@@ -117,12 +120,13 @@ export function registerPlan(cli: Argv): Argv {
  * budget that works for the source (found again at the source's level: a network's
  * records change with the budget, which decides its weight slicing).
  */
-function infeasible(source: string, planner: Planner, error: InfeasibleBudgetError, problemAt: (budget: number) => Problem, alignment: number): InfeasibleBudgetError {
+function infeasible(source: string, planner: Planner, error: InfeasibleBudgetError, smallest: number | undefined, budget: number): InfeasibleBudgetError {
   const bytes = (n: number): string => `${mib(n)} MiB (${n} bytes)`;
-  const smallest = smallestBudgetFor(planner, problemAt, alignment);
   const what = error.records.slice(0, 3).join(', ') + (error.records.length > 3 ? ` and ${error.records.length - 3} more` : '');
+  // error.budget is what the planner had: a network's buffer, less than its run's budget.
+  const buffer = error.budget !== budget ? `, which leaves a buffer of ${bytes(error.budget)} beside graph I/O and the runtime's reserve` : '';
   const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${bytes(smallest)} (--find-min-budget)`;
-  return new InfeasibleBudgetError(`${source}: ${planner.id} cannot fit operator ${error.step} (${what}) in a budget of ${bytes(error.budget)}; ${tail}.`, error.step, error.records, error.budget, smallest);
+  return new InfeasibleBudgetError(`${source}: ${planner.id} cannot fit operator ${error.step} (${what}) in a budget of ${bytes(budget)}${buffer}; ${tail}.`, error.step, error.records, budget, smallest);
 }
 
 /** The planners asked for; by default those of the approach, else `fallback` (the budgeted ones under a budget), else all. */
@@ -154,7 +158,7 @@ function jsonResult(r: VerifiedResult, trajectory: readonly TrajectoryPoint[] | 
 }
 
 function humanReport(
-  report: { source: string; tensors: number; operators: number; naive: number; lowerBounds: { offsets: number; sharedObjects: number }; budget?: number; minBudget?: number },
+  report: { source: string; tensors: number; operators: number; naive: number; lowerBounds: { offsets: number; sharedObjects: number }; budget?: number; buffer?: number; minBudget?: number },
   results: readonly VerifiedResult[],
   align: number,
   /** What the records' time axis counts: operators, or the steps of a parallel schedule. */
@@ -167,6 +171,7 @@ function humanReport(
     `lower bound ${report.lowerBounds.offsets} B (${mib(report.lowerBounds.offsets)} MiB) offsets: max operator breadth`,
     `            ${report.lowerBounds.sharedObjects} B (${mib(report.lowerBounds.sharedObjects)} MiB) shared objects: sum of positional maxima`,
     ...(report.budget !== undefined ? [`budget      ${report.budget} B (${mib(report.budget)} MiB)${report.minBudget !== undefined ? ': the smallest that works (bisection)' : ''}`] : []),
+    ...(report.buffer !== undefined ? [`buffer      ${report.buffer} B (${mib(report.buffer)} MiB): what the budget leaves the plan beside graph I/O and the runtime's reserve`] : []),
   ];
   const rows = results.map((r) => [
     r.planner,

@@ -4,12 +4,10 @@ import type { Loading } from '../../backends/budgeted/load-schedule.ts';
 import { executionRecords, memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
 import { measureIsolated } from '../../backends/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
-import { budgetedNetwork } from '../../graph/budget-records.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
 import { loadSource } from '../../io/source.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { smallestBudgetFor } from '../../planners/budgeted/smallest-budget.ts';
 import { planOf } from '../../planners/fixed-planner.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
@@ -59,6 +57,10 @@ export interface BudgetCell {
   readonly smallestBudget?: number | null;
   /** Feasible: the plan's footprint (bytes; default: the activations' arena). */
   readonly footprint?: number;
+  /** FlexNN methods: the buffer the budget leaves the plan beside graph I/O and the runtime's reserve (bytes). */
+  readonly buffer?: number;
+  /** FlexNN methods: the budget kept as measured (peak over baseline at or under it). */
+  readonly withinBudget?: boolean;
   /** Mean and median of the timed inferences (ms). */
   readonly meanLatencyMs?: number;
   readonly medianLatencyMs?: number;
@@ -115,25 +117,25 @@ async function runStudy(config: FlexnnBudgetConfig, store: ResultStore, options:
   const jobs = plannedJobs(networks, quick ? config.quick.ablation : config.ablation);
   const progress = new Progress(jobs.length, config.name, process.stderr, options.quiet === true);
   const cells: BudgetCell[] = [];
-  let current: { label: string; graph: Graph; reference: Map<string, Float32Array>; smallest: Map<string, number | null> } | undefined;
+  let current: { label: string; graph: Graph; reference: Map<string, Float32Array> } | undefined;
   for (const job of jobs) {
     if (current?.label !== job.network.label) {
       const loaded = await loadSource(job.network.source);
       if (loaded.kind !== 'graph') throw new ExperimentError(`${job.network.source} holds usage records, not a network; the flexnn-budget study runs networks.`);
       const reference = await naiveReference(loaded.graph, { backend: cpuBackend, seed: config.seed, records: {}, alignment: config.alignment });
-      current = { label: job.network.label, graph: loaded.graph, reference, smallest: new Map() };
+      current = { label: job.network.label, graph: loaded.graph, reference };
     }
-    const cell = await runJob(job, current.graph, current.reference, current.smallest, run);
+    const cell = await runJob(job, current.graph, current.reference, run);
     await store.append(cell);
     cells.push(cell);
     const budget = job.budgetMiB === null ? '' : ` ${job.budgetMiB} MiB`;
-    const what = cell.feasible ? `${cell.meanLatencyMs?.toFixed(1)} ms, peak +${((cell.memory?.peakRssDelta ?? 0) / 2 ** 20).toFixed(1)} MiB${cell.matchesUnbudgeted === false ? ', OUTPUTS DIFFER' : ''}` : 'infeasible';
+    const what = cell.feasible ? `${cell.meanLatencyMs?.toFixed(1)} ms, peak +${((cell.memory?.peakRssDelta ?? 0) / 2 ** 20).toFixed(1)} MiB${cell.withinBudget === false ? ', OVER BUDGET' : ''}${cell.matchesUnbudgeted === false ? ', OUTPUTS DIFFER' : ''}` : 'infeasible';
     progress.step(`${job.network.label} ${job.method}${budget}: ${what}`);
   }
   return cells;
 }
 
-async function runJob(job: Job, graph: Graph, reference: Map<string, Float32Array>, smallest: Map<string, number | null>, run: Run): Promise<BudgetCell> {
+async function runJob(job: Job, graph: Graph, reference: Map<string, Float32Array>, run: Run): Promise<BudgetCell> {
   const { config } = run;
   const base = { network: job.network.label, source: job.network.source, method: job.method, part: job.part, budget: job.budgetMiB === null ? null : Math.round(job.budgetMiB * 2 ** 20) };
   if (job.method === 'default') return { ...base, planner: 'offsets/greedy-by-size', feasible: true, ...(await runDefault(graph, reference, run)) };
@@ -153,15 +155,16 @@ async function runJob(job: Job, graph: Graph, reference: Map<string, Float32Arra
     return { ...base, planner: planner.id, feasible: true, ...streamedFigures(report) };
   } catch (error) {
     if (!(error instanceof InfeasibleBudgetError)) throw error;
-    // The smallest budget that works for this method's planner on this network (its weights sliced for each budget tried).
-    if (!smallest.has(planner.id)) smallest.set(planner.id, smallestBudgetFor(planner, (budget) => budgetedNetwork(graph, { budget }).problem, config.alignment) ?? null);
-    return { ...base, planner: planner.id, feasible: false, reason: error.message, smallestBudget: smallest.get(planner.id) ?? null };
+    // The executor names the smallest budget of the whole run that works for this method's planner on this network.
+    return { ...base, planner: planner.id, feasible: false, reason: error.message, smallestBudget: error.smallestBudget ?? null };
   }
 }
 
 function streamedFigures(report: BudgetedReport): Partial<BudgetCell> {
   return {
     footprint: report.footprint,
+    ...(report.share === null ? {} : { buffer: report.share.buffer }),
+    ...(report.withinBudget === null ? {} : { withinBudget: report.withinBudget }),
     meanLatencyMs: report.meanLatencyMs,
     medianLatencyMs: report.latencyMs.median,
     ioStallMs: report.ioStallMs,

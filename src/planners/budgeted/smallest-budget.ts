@@ -32,12 +32,15 @@ export function smallestBudget(fits: (budget: number) => boolean, options: { rea
 /**
  * The smallest budget at which `planner` gives a verified plan of the records a budget
  * makes (`problemAt`: a graph's records depend on the budget, which decides the weight
- * slicing; a record file's do not), in steps of the alignment.
+ * slicing; a record file's do not), in steps of the alignment. The records are planned in
+ * the budget their problem carries, where it carries one: a budget of a whole run leaves
+ * less than itself for the plan (graph I/O and the runtime's share lie outside it).
  */
 export function smallestBudgetFor(planner: Planner, problemAt: (budget: number) => Problem, alignment: number): number | undefined {
   const fits = (budget: number): boolean => {
     try {
-      return planAndVerify(planner, problemAt(budget), { alignment, budget }).valid;
+      const problem = problemAt(budget);
+      return planAndVerify(planner, problem, { alignment, budget: problem.budget ?? budget }).valid;
     } catch (error) {
       if (error instanceof InfeasibleBudgetError) return false;
       throw error;

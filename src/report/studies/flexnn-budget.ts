@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { PROCESS_RESERVE_BYTES } from '../../backends/budgeted/budget-share.ts';
 import { ResultStore } from '../../experiments/result-store.ts';
 import type { FlexnnBudgetConfig } from '../../experiments/studies/flexnn-budget-config.ts';
 import type { BudgetCell } from '../../experiments/studies/flexnn-budget.ts';
@@ -17,6 +18,12 @@ function peak(cell: BudgetCell): number {
   return cell.memory?.peakRssDelta ?? NaN;
 }
 
+/** Whether a budgeted cell kept its budget as measured; empty for the baselines and cells from before it was measured. */
+function kept(cell: BudgetCell): string {
+  if (cell.withinBudget === undefined) return '';
+  return cell.withinBudget ? 'yes' : `**no** (+${mib(peak(cell) - (cell.budget as number))} MiB)`;
+}
+
 function outputs(cell: BudgetCell): string {
   return cell.matchesUnbudgeted === undefined ? '' : cell.matchesUnbudgeted ? 'identical' : '**DIFFER**';
 }
@@ -27,14 +34,15 @@ export function networkTable(cells: readonly BudgetCell[]): string {
     const budget = c.budget === null ? '—' : mib(c.budget);
     if (!c.feasible) {
       const smallest = c.smallestBudget == null ? 'none found' : `${mib(c.smallestBudget)} MiB`;
-      return `| ${methodLabel(c.method)} | ${budget} | infeasible (smallest budget that works: ${smallest}) | | | | | | | |`;
+      return `| ${methodLabel(c.method)} | ${budget} | infeasible (smallest budget that works: ${smallest}) | | | | | | | | | |`;
     }
     const loaded = c.bytesLoaded === undefined ? '' : mib(c.bytesLoaded);
-    return `| ${methodLabel(c.method)} | ${budget} | ${ms(c.meanLatencyMs)} | ${ms(c.medianLatencyMs)} | ${mib(peak(c))} | ${c.footprint === undefined ? '' : mib(c.footprint)} | ${ms(c.ioStallMs)} | ${loaded} | ${c.preloaded ?? ''} | ${outputs(c)} |`;
+    const buffer = c.buffer === undefined ? '' : mib(c.buffer);
+    return `| ${methodLabel(c.method)} | ${budget} | ${ms(c.meanLatencyMs)} | ${ms(c.medianLatencyMs)} | ${mib(peak(c))} | ${kept(c)} | ${buffer} | ${c.footprint === undefined ? '' : mib(c.footprint)} | ${ms(c.ioStallMs)} | ${loaded} | ${c.preloaded ?? ''} | ${outputs(c)} |`;
   });
   return [
-    '| method | budget MiB | mean ms | median ms | peak − baseline MiB | plan MiB | waiting for weights ms | read MiB per inference | weights preloaded | outputs vs unbudgeted |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| method | budget MiB | mean ms | median ms | peak − baseline MiB | within budget | buffer MiB | plan MiB | waiting for weights ms | read MiB per inference | weights preloaded | outputs vs unbudgeted |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|',
     ...rows,
   ].join('\n');
 }
@@ -44,7 +52,7 @@ export function ablationTable(cells: readonly BudgetCell[], ablation: FlexnnBudg
   const cell = (network: string, budget: number, method: BudgetCell['method']): string => {
     const found = cells.find((c) => c.network === network && c.method === method && c.budget === Math.round(budget * MIB));
     if (found === undefined) return '';
-    return found.feasible ? `${ms(found.meanLatencyMs)} ms, ${mib(peak(found))} MiB` : 'infeasible';
+    return found.feasible ? `${ms(found.meanLatencyMs)} ms, ${mib(peak(found))} MiB${found.withinBudget === false ? ' (**over budget**)' : ''}` : 'infeasible';
   };
   const rows = ablation.networks.flatMap((network) =>
     ablation.budgetsMiB.map((budget) => `| ${network} | ${budget} | ${cell(network, budget, 'flexnn')} | ${cell(network, budget, 'flexnn-no-preload')} | ${cell(network, budget, 'flexnn-no-planning')} |`),
@@ -104,13 +112,18 @@ async function reportFlexnnBudget(dir: string, info: Record<string, unknown>): P
   const runs = quick ? config.quick : config;
   const headline = headlineTable(cells, config);
   const differ = cells.filter((c) => c.matchesUnbudgeted === false);
+  const judged = cells.filter((c) => c.withinBudget !== undefined);
+  const over = judged.filter((c) => c.withinBudget === false);
   const markdown = `${[
     `# ${config.title}${quick ? ' (quick variant)' : ''}`,
     '',
-    `Mean of ${runs.repetitions} timed inferences after ${runs.warmup} warm-ups, seed ${config.seed}, fp32, every cell in a measured process of its own (peak RSS over its baseline; the budgeted executor's baseline includes its loader thread and compiled kernels). ` +
+    `Mean of ${runs.repetitions} timed inferences after ${runs.warmup} warm-ups, seed ${config.seed}, fp32, every cell in a measured process of its own (peak RSS over its baseline, read once the job has been checked and run dry and the collector is done; the budgeted executor's start-up, its loader thread and a warm-up network, comes before it). ` +
+      `A budget is the whole run's: the plan's buffer is what is left after the graph's inputs and outputs and the runtime's reserve of ${mib(PROCESS_RESERVE_BYTES)} MiB (its compilers' working memory, measured), so that the measured peak over the baseline stays within the budget; "within budget" says whether it did. ` +
       `The weights file sits in the page cache (written just before the run), so loading costs memory copies, not storage reads. Machine: ${machine?.cpu ?? 'unknown'}, ${machine?.cores ?? '?'} cores.`,
     '',
     differ.length === 0 ? 'Every measured output is bit-identical to the unbudgeted run (every weight resident).' : `**${differ.length} cell(s) differ from the unbudgeted run.**`,
+    '',
+    judged.length === 0 ? 'No cell says whether it kept its budget (a run from before that was measured).' : over.length === 0 ? `Every budgeted cell (${judged.length}) kept its budget as measured.` : `**${over.length} of ${judged.length} budgeted cells went over their budget as measured**: ${over.map((c) => `${c.network} ${methodLabel(c.method)} at ${mib(c.budget as number)} MiB`).join(', ')}.`,
     '',
     '![Latency against measured peak](flexnn-budget-latency.png)',
     '',

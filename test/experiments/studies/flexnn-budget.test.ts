@@ -54,8 +54,8 @@ describe('a flexnn-budget run', () => {
         study: 'flexnn-budget',
         name: 'tiny',
         title: 'tiny',
-        networks: [{ label: 'MobileNet v2 (48)', source: 'zoo:mobilenet-v2?input=48', budgetsMiB: [0.05, 1] }],
-        ablation: { networks: ['MobileNet v2 (48)'], budgetsMiB: [1] },
+        networks: [{ label: 'MobileNet v2 (48)', source: 'zoo:mobilenet-v2?input=48', budgetsMiB: [0.05, 6] }],
+        ablation: { networks: ['MobileNet v2 (48)'], budgetsMiB: [6] },
         repetitions: 1,
         warmup: 0,
         quick: { networks: [{ label: 'x', source: 'zoo:mobilenet-v2?input=32', budgetsMiB: [1] }], ablation: { networks: ['x'], budgetsMiB: [1] } },
@@ -67,9 +67,9 @@ describe('a flexnn-budget run', () => {
         'default:true',
         'on-demand:true',
         `flexnn@${Math.round(0.05 * 2 ** 20)}:false`,
-        `flexnn@${2 ** 20}:true`,
-        `flexnn-no-preload@${2 ** 20}:true`,
-        `flexnn-no-planning@${2 ** 20}:true`,
+        `flexnn@${6 * 2 ** 20}:true`,
+        `flexnn-no-preload@${6 * 2 ** 20}:true`,
+        `flexnn-no-planning@${6 * 2 ** 20}:true`,
       ]);
       const infeasible = cells[2];
       expect(infeasible.reason).toMatch(/cannot fit/);
@@ -78,6 +78,14 @@ describe('a flexnn-budget run', () => {
         expect(c.matchesUnbudgeted, c.method).toBe(true);
         expect(c.meanLatencyMs, c.method).toBeGreaterThan(0);
         expect(c.memory?.peakRss, c.method).toBeGreaterThan(0);
+        // A budgeted cell says whether it kept its budget, from its measurement; the baselines have none to keep.
+        if (c.budget === null) expect(c.withinBudget, c.method).toBeUndefined();
+        else {
+          expect(c.withinBudget, c.method).toBe((c.memory?.peakRssDelta as number) <= c.budget);
+          expect(c.withinBudget, c.method).toBe(true);
+          expect(c.buffer, c.method).toBeLessThan(c.budget);
+          expect(c.footprint, c.method).toBeLessThanOrEqual(c.buffer as number);
+        }
       }
     } finally {
       await rm(root, { recursive: true, force: true });

@@ -38,8 +38,8 @@ const CELLS: BudgetCell[] = [
   cell('ResNet-152', 'default', null, 1000, 400),
   cell('ResNet-152', 'on-demand', null, 1300, 60),
   { network: 'ResNet-152', source: 'zoo:x', method: 'flexnn', part: 'budgets', budget: 20 * MiB, planner: 'budgeted/flexnn', feasible: false, reason: 'cannot fit', smallestBudget: 30 * MiB },
-  cell('ResNet-152', 'flexnn', 40, 1050, 40),
-  cell('ResNet-152', 'flexnn', 100, 1010, 100),
+  { ...cell('ResNet-152', 'flexnn', 40, 1050, 40), buffer: 35 * MiB, withinBudget: true },
+  { ...cell('ResNet-152', 'flexnn', 100, 1010, 102), buffer: 95 * MiB, withinBudget: false },
   cell('ResNet-152', 'flexnn-no-preload', 100, 1200, 100, 'ablation'),
   { network: 'ResNet-152', source: 'zoo:x', method: 'flexnn-no-planning', part: 'ablation', budget: 100 * MiB, planner: 'offsets/greedy-by-size', feasible: false, reason: 'over the budget', smallestBudget: null },
 ];
@@ -53,8 +53,9 @@ describe('the flexnn-budget report', () => {
     for (const c of CELLS) await store.append(c);
     const { markdown, files } = await reportStudy(store.dir, 'flexnn-budget', info);
     expect(markdown).toContain('| FlexNN | 20.0 | infeasible (smallest budget that works: 30.0 MiB) |');
-    expect(markdown).toContain('| FlexNN | 40.0 | 1050.0 | 1050.0 | 40.0 | 40.0 | 1.0 | 200.0 | 3 | identical |');
-    expect(markdown).toContain('| ResNet-152 | 100 | 1010.0 ms, 100.0 MiB | 1200.0 ms, 100.0 MiB | infeasible |');
+    expect(markdown).toContain('| FlexNN | 40.0 | 1050.0 | 1050.0 | 40.0 | yes | 35.0 | 40.0 | 1.0 | 200.0 | 3 | identical |');
+    expect(markdown).toContain('| FlexNN | 100.0 | 1010.0 | 1010.0 | 102.0 | **no** (+2.0 MiB) | 95.0 | 100.0 |');
+    expect(markdown).toContain('| ResNet-152 | 100 | 1010.0 ms, 102.0 MiB (**over budget**) | 1200.0 ms, 100.0 MiB | infeasible |');
     // The smallest feasible budget (40 MiB) against default: 1 - 40/400 saved, 1050/1000 - 1 added.
     expect(markdown).toContain('| ResNet-152 | 400.0 | 1000.0 | 40.0 | 40.0 | 1050.0 | 90.00% | +5.00% |');
     expect(markdown).toContain("| ResNet-152: FlexNN's paper (Pixel 6 Pro) | | | | | | 93.81% | +3.64% |");

@@ -23,17 +23,18 @@ const RESERVED_BYTES = 64;
 // ----- the GEMM kernel -----
 
 /**
- * gemm(a, lda, m, b, k, n, bias, c, ldc, lo, hi), addresses and strides in bytes:
+ * gemm(a, lda, m, b, k, n, bias, c, ldc, lo, hi, tmp), addresses and strides in bytes:
  *   C[i, j] = clamp(bias[j] + sum_kk A[i, kk] * B[kk, j], lo, hi)   i < m, j < n
  * A row-major (row stride lda); B packed in panels of 8 columns (panel p at b + p*k*32,
  * B[kk, 8p + q] at + kk*32 + q*4, zero past n); bias with panels*8 values (zero past n);
  * C row stride ldc, only its n columns written. Rows go 4 at a time (a 4x8 block of C in
  * 8 f32x4 accumulators: 2 loads of B and 4 broadcasts of A per 32 multiply-adds), then
- * one at a time. Requires k >= 1.
+ * one at a time. Requires k >= 1. `tmp`: 32 bytes of its own for the last panel's partial
+ * stores (engines that share a memory, one per thread, each have their own).
  */
 function gemmFunction(): FunctionBuilder {
-  const f = new FunctionBuilder('gemm', [I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, F32]);
-  const [a, lda, m, b, k, n, bias, c, ldc, lo, hi] = Array.from({ length: 11 }, (_, i) => f.param(i));
+  const f = new FunctionBuilder('gemm', [I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, F32, I32]);
+  const [a, lda, m, b, k, n, bias, c, ldc, lo, hi, tmp] = Array.from({ length: 12 }, (_, i) => f.param(i));
   const vlo = f.local(V128);
   const vhi = f.local(V128);
   const row = f.local(I32);
@@ -42,7 +43,7 @@ function gemmFunction(): FunctionBuilder {
   f.get(hi).f32x4Splat().set(vhi);
   f.get(n).i32(7).add().i32(3).shrU().set(panels);
   f.i32(0).set(row);
-  const tile = rowTile(f, { a, lda, b, k, n, bias, c, ldc, vlo, vhi, row, panels });
+  const tile = rowTile(f, { a, lda, b, k, n, bias, c, ldc, vlo, vhi, row, panels, tmp });
   // Blocks of 4 rows while row + 4 <= m.
   f.block().loop();
   f.get(m).get(row).i32(4).add().ltU().brIf(1);
@@ -60,7 +61,7 @@ function gemmFunction(): FunctionBuilder {
 
 interface GemmLocals {
   a: Local; lda: Local; b: Local; k: Local; n: Local; bias: Local; c: Local; ldc: Local;
-  vlo: Local; vhi: Local; row: Local; panels: Local;
+  vlo: Local; vhi: Local; row: Local; panels: Local; tmp: Local;
 }
 
 /** Emits the code for `rows` rows (4 or 1) starting at `row`: every panel of 8 columns. */
@@ -115,11 +116,11 @@ function rowTile(f: FunctionBuilder, v: GemmLocals): (rows: number) => void {
     f.else();
     for (let i = 0; i < rows; i++) {
       // Through the temporary area: 8 values stored, nv of them copied.
-      f.i32(0).get(acc[2 * i]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(0);
-      f.i32(0).get(acc[2 * i + 1]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(16);
+      f.get(v.tmp).get(acc[2 * i]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(0);
+      f.get(v.tmp).get(acc[2 * i + 1]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(16);
       f.i32(0).set(t).get(cp).set(dst);
       f.loop();
-      f.get(dst).get(t).f32Load(0).f32Store(0);
+      f.get(dst).get(v.tmp).get(t).add().f32Load(0).f32Store(0);
       f.get(dst).i32(4).add().set(dst);
       f.get(t).i32(4).add().tee(t).get(nv).i32(4).mul().ltU().brIf(0);
       f.end();
@@ -238,7 +239,7 @@ function depthwiseFunction(): FunctionBuilder {
 
 // ----- instantiation and staging -----
 
-type GemmExport = (a: number, lda: number, m: number, b: number, k: number, n: number, bias: number, c: number, ldc: number, lo: number, hi: number) => void;
+type GemmExport = (a: number, lda: number, m: number, b: number, k: number, n: number, bias: number, c: number, ldc: number, lo: number, hi: number, tmp: number) => void;
 type DepthwiseExport = (...args: number[]) => void;
 
 export interface SimdEngine {
@@ -320,13 +321,14 @@ export function sharedMemory(pages: number): WasmMemory | undefined {
 
 /**
  * The same kernels on a memory the caller owns (a `sharedMemory`), with operands where
- * they already lie: nothing is staged or copied, and the memory never grows. Bytes [0, 64)
- * are the kernels' temporary area, as in the engine's own memory. Undefined where
- * WebAssembly SIMD is unavailable or turned off.
+ * they already lie: nothing is staged or copied, and the memory never grows. The 32 bytes
+ * at `temporary` (default 0) are the kernels' temporary area: threads that share one memory
+ * each bind an engine with an area of their own. Undefined where WebAssembly SIMD is
+ * unavailable or turned off.
  */
-export function simdEngineOn(memory: WasmMemory): SimdEngine | undefined {
+export function simdEngineOn(memory: WasmMemory, temporary = 0): SimdEngine | undefined {
   if (!enabled) return undefined;
-  return createEngine(memory) ?? undefined;
+  return createEngine(memory, temporary) ?? undefined;
 }
 
 /**
@@ -357,7 +359,7 @@ function sharedKernels(): object | null {
   return sharedModule;
 }
 
-function createEngine(given?: WasmMemory): SimdEngine | null {
+function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
   try {
     const wasm = wasmApi();
     if (wasm === undefined) return null;
@@ -392,7 +394,7 @@ function createEngine(given?: WasmMemory): SimdEngine | null {
         };
       },
       gemm(a, lda, m, b, k, n, bias, c, ldc, lo, hi) {
-        gemm(a * 4, lda * 4, m, b * 4, k, n, bias * 4, c * 4, ldc * 4, lo, hi);
+        gemm(a * 4, lda * 4, m, b * 4, k, n, bias * 4, c * 4, ldc * 4, lo, hi, temporary);
       },
       depthwise3x3(input, output, rows, cols, inRowStep, inColStep, tapY, tapX, outRowStep, pixel, channels, weights, bias, lo, hi) {
         dw3x3(input * 4, output * 4, rows, cols, inRowStep * 4, inColStep * 4, tapY * 4, tapX * 4, outRowStep * 4, pixel * 4, channels & ~3, channels, weights * 4, bias * 4, lo, hi);

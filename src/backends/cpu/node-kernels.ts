@@ -1,0 +1,51 @@
+import type { Problem } from '../../core/problem.ts';
+import type { Graph, Node } from '../../graph/ir.ts';
+import { inPlaceLayer, scratchId } from '../../graph/layer-memory.ts';
+import { BackendError } from '../backend-error.ts';
+import { layerKernel, viewKernel } from './arena-kernels.ts';
+import type { SimdEngine } from './kernels/wasm-simd.ts';
+
+/** What a thread sees of the execution memory: the floats, where each record lies, and its own SIMD engine (if any). */
+export interface MemoryView {
+  readonly graph: Graph;
+  readonly heap: Float32Array;
+  at(id: string): number;
+  /** Undefined where WebAssembly SIMD is missing or turned off: every node then runs its TypeScript loops on views. */
+  readonly engine?: SimdEngine;
+}
+
+/**
+ * Each node's kernel as a closure over the memory, in `order`: in place (arena-kernels.ts
+ * `layerKernel`) where the executor runs the node so (inPlaceLayer) and there is an engine,
+ * else its kernel on views. `derived`: bytes of weights a view kernel derived in a form of
+ * its own (outside the memory). The main thread and every worker thread build their own.
+ */
+export function nodeKernels(view: MemoryView, order: readonly Node[]): { kernels: (() => void)[]; derived: number } {
+  let derived = 0;
+  const { engine } = view;
+  const kernels = order.map((node) => {
+    const layer = engine === undefined ? undefined : inPlaceLayer(view.graph, node);
+    if (layer === undefined || engine === undefined) {
+      const kernel = viewKernel(node, view);
+      derived += kernel.derived;
+      return kernel.run;
+    }
+    return layerKernel(node, layer, { ...view, engine });
+  });
+  return { kernels, derived };
+}
+
+/**
+ * Refuses a plan whose records lack the scratch a node run in place needs, or hold it at
+ * another size: the records were sized by the same function, so what a kernel uses is what
+ * was planned.
+ */
+export function checkScratch(graph: Graph, order: readonly Node[], problem: Problem): void {
+  const sizes = new Map(problem.records.map((r) => [r.id, r.size]));
+  for (const node of order) {
+    const bytes = inPlaceLayer(graph, node)?.scratchBytes ?? 0;
+    if (bytes > 0 && sizes.get(scratchId(node)) !== bytes) {
+      throw new BackendError(`node ${node.name} needs ${bytes} bytes of scratch, which the plan's records do not hold (plan it with the record option scratch).`);
+    }
+  }
+}
