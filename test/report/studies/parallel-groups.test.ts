@@ -8,7 +8,7 @@ import { ResultStore } from '../../../src/experiments/result-store.ts';
 import { parallelGroupsStudy, type GroupsCell } from '../../../src/experiments/studies/parallel-groups.ts';
 import type { ParallelGroupsConfig } from '../../../src/experiments/studies/parallel-groups-config.ts';
 import { groupsSweepChartSpec } from '../../../src/report/charts/groups-sweep-chart.ts';
-import { compareLatency, networkFindings } from '../../../src/report/groups-findings.ts';
+import { compareLatency, measuredFinding, networkFindings } from '../../../src/report/groups-findings.ts';
 import { reportStudy } from '../../../src/report/study-reports.ts';
 import '../../../src/report/studies/index.ts';
 import { expectCompiles, rowsOf } from '../charts/spec-data.ts';
@@ -62,11 +62,23 @@ describe('the parallel-groups findings', () => {
   });
 
   it('says for a network whether 2 groups keep the memory, whether 1 group is within 5%, and which parallel rows beat base, beside the thesis', () => {
-    const [two, one, time] = networkFindings(CONFIG, CELLS, 'ResNeXt');
+    const [two, one, time, measured] = networkFindings(CONFIG, CELLS, 'ResNeXt');
     expect(two).toMatch(/^ResNeXt: 2 groups plans 10\.05 MiB against minimization's 10\.00 MiB \(\+0\.5%\): it keeps minimization's memory \(thesis: 108\.8 MB against 108\.8 MB, \+0\.0%\)\.$/);
     expect(one).toMatch(/1 group plans 10\.70 MiB, \+7\.0% against minimization: more than 5% over \(thesis: 111\.8 MB, \+2\.8%\)\.$/);
     expect(time).toMatch(/the fastest parallel row, method, 1 group, takes 70\.0 ms against base's 100\.0 ms \(−30\.0%; faster, .*\); faster than base: method, 1 group, method, 2 groups \(thesis: method, 2 groups 219 ms against 234 ms, −6\.4%\)\.$/);
+    expect(measured).toMatch(/^ResNeXt: measured peak − baseline, against minimization's 110\.00 MiB: 2 groups 110\.00 MiB \(a plan 0\.05 MiB larger; as planned\), 1 group 110\.00 MiB \(a plan 0\.70 MiB larger; as planned\);/);
     expect(networkFindings(CONFIG, CELLS, 'GoogLeNet')).toEqual([]);
+  });
+
+  it('calls a parallel row measured as planned when its peak, less its plan\'s excess, is within 5% + 1 MiB of minimization\'s', () => {
+    const row = (plannedMiB: number, peakMiB: number) => ({ footprint: plannedMiB * MiB, memory: { peakRssDelta: peakMiB * MiB } });
+    const minimization = row(10, 100);
+    // 100 * 1.05 + 1 = 106 MiB allowed once the plan's 4 extra MiB are taken off.
+    expect(measuredFinding('N', minimization, [{ name: '2 groups', r: row(14, 110) }])).toMatch(/2 groups 110\.00 MiB \(a plan 4\.00 MiB larger; as planned\)/);
+    expect(measuredFinding('N', minimization, [{ name: '2 groups', r: row(14, 110.1) }])).toMatch(/\*\*more than planned\*\*/);
+    expect(measuredFinding('N', minimization, [{ name: '1 group', r: row(10, 95) }])).toMatch(/1 group 95\.00 MiB \(the same plan size; as planned\)/);
+    expect(measuredFinding('N', undefined, [{ name: '1 group', r: row(10, 95) }])).toBeUndefined();
+    expect(measuredFinding('N', minimization, [{ name: '1 group', r: undefined }])).toBeUndefined();
   });
 });
 
