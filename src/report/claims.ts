@@ -268,14 +268,17 @@ function footprintClaims(sharedObjects: readonly CellResult[], offsets: readonly
 
 /**
  * Claim 7: latency inside the plans, from an executing backend's run. A network counts
- * only where the 95% intervals of the two medians do not overlap; where none is apart, or
- * the machine was busy while timing, the run cannot decide the claim (inconclusive).
+ * only where the 95% intervals of the two medians do not overlap; where none is apart,
+ * where networks apart disagree (faster on one, slower on another), or the machine was busy
+ * while timing, the run cannot decide the claim (inconclusive).
  */
 function latencyClaim(inputs: ClaimInputs): ClaimVerdict {
   const measured = (inputs.latency ?? []).filter((c) => c.latencyMs !== undefined);
   const speedups: string[] = [];
   let best = -Infinity;
   let apart = 0;
+  const faster: string[] = [];
+  const slower: string[] = [];
   for (const model of [...new Set(measured.map((c) => c.model))]) {
     const naive = measured.find((c) => c.model === model && c.planner.endsWith('/naive'));
     const reuse = measured.find((c) => c.model === model && c.planner === 'offsets/greedy-by-size');
@@ -285,10 +288,19 @@ function latencyClaim(inputs: ClaimInputs): ClaimVerdict {
     if (!overlap) {
       apart++;
       best = Math.max(best, speedup);
+      (speedup > 0 ? faster : slower).push(naive.modelLabel);
     }
     speedups.push(`${naive.modelLabel} ${speedup >= 0 ? '+' : ''}${percent(speedup)}${overlap ? ' (intervals overlap: inconclusive)' : ''}`);
   }
-  const why = inputs.latencyBusy !== undefined ? ` Inconclusive: ${inputs.latencyBusy}` : apart === 0 && speedups.length > 0 ? ' Inconclusive: on no network are the two intervals apart.' : '';
+  // Networks that disagree, each with its intervals apart, say the run measured something other than the plan (a process's layout, its code): it cannot decide.
+  const why =
+    inputs.latencyBusy !== undefined
+      ? ` Inconclusive: ${inputs.latencyBusy}`
+      : apart === 0 && speedups.length > 0
+        ? ' Inconclusive: on no network are the two intervals apart.'
+        : faster.length > 0 && slower.length > 0
+          ? ` Inconclusive: the networks disagree, each with its intervals apart: reuse is faster on ${faster.join(', ')} and slower on ${slower.join(', ')}.`
+          : '';
   return {
     id: 7,
     claim: 'Memory reuse improves cache hits: inference is up to 10% faster.',

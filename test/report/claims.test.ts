@@ -126,6 +126,18 @@ describe('the claims', () => {
     // Apart, but slower inside the plan: the claim fails outright.
     const slower = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 100, [99, 101]), latency('offsets/greedy-by-size', 110, [109, 111])] })[6];
     expect(slower.verdict).toBe('does not hold');
+    // Faster on one network and slower on another, both apart: the run cannot decide.
+    const mixed = evaluateClaims({
+      ...paperWorld,
+      latency: [
+        latency('shared-objects/naive', 110, [109, 111]),
+        latency('offsets/greedy-by-size', 100, [99, 101]),
+        { ...latency('shared-objects/naive', 100, [99, 101]), model: 'zoo:posenet', modelLabel: 'PoseNet' },
+        { ...latency('offsets/greedy-by-size', 120, [119, 121]), model: 'zoo:posenet', modelLabel: 'PoseNet' },
+      ],
+    })[6];
+    expect(mixed.verdict).toBe('inconclusive');
+    expect(mixed.evidence).toMatch(/Inconclusive: the networks disagree, each with its intervals apart: reuse is faster on .+ and slower on PoseNet\./);
   });
 
   it('call claim 7 inconclusive when the machine was busy while timing, whatever the figures', () => {
