@@ -168,8 +168,9 @@ export interface PrepareRequest {
 export type WeightStream = (sink: (name: string, values: Float32Array, at: number) => void) => void;
 
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */
-export interface Backend {
-  readonly kind: string;
+export interface Backend<Kind extends string = string> {
+  /** Its name in the one list of backends (registry.ts), from which every list of kinds derives. */
+  readonly kind: Kind;
   /** One line for `memplan list backends`. */
   readonly title: string;
   /**
@@ -177,6 +178,23 @@ export interface Backend {
    * for bit (a parallel executor is checked against the sequential one); default itself.
    */
   readonly reference?: string;
+  /**
+   * It times every operator of an inference (PreparedNetwork.trace): `memplan exec --trace`
+   * runs on it.
+   */
+  readonly traces: boolean;
+  /**
+   * Its weights stream from a file into a budgeted plan's one buffer (PrepareRequest.streaming):
+   * it runs only where that file is, so neither an agent's job nor an experiment cell carries it.
+   */
+  readonly streamsWeights: boolean;
+  /** It runs a step's operators at once on a pool of threads (PrepareRequest.steps, workers). */
+  readonly parallelSteps: boolean;
+  /**
+   * The resident memory of the process that runs it can be read (not a browser page's): its
+   * report's peak and baseline are measured, not unavailable.
+   */
+  readonly measuresRss: boolean;
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;

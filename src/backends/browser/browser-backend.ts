@@ -26,9 +26,13 @@ function probe(): Promise<{ info: DeviceInfo; alignment: number }> {
  * where the machine has no GPU). A job runs whole in the page, plan and naive reference
  * alike, so executeGraph hands it over (`execute`) instead of preparing it here.
  */
-export const browserBackend: Backend = {
+export const browserBackend: Backend<'browser'> = {
   kind: 'browser',
   title: "WebGPU in a headless browser: the WebGPU backend's kernels in a page of the system's Chromium (SwiftShader where there is no GPU)",
+  traces: false,
+  streamsWeights: false,
+  parallelSteps: false,
+  measuresRss: false,
 
   async device(): Promise<DeviceInfo> {
     return (await probe()).info;
