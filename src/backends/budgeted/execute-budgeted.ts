@@ -2,7 +2,7 @@ import { budgetedNetwork, type BudgetedNetwork } from '../../graph/budget-record
 import type { Graph } from '../../graph/ir.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { planOf } from '../../planners/fixed-planner.ts';
+import { planOf } from '../../planners/plan-handover.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
 import type { DeviceInfo, StreamingStats } from '../backend.ts';

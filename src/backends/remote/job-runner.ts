@@ -12,7 +12,7 @@
  */
 import { executeGraph } from '../execute.ts';
 import { findBackend } from '../registry.ts';
-import { checkJob, replayPlanner, type ServedBackend } from './check-job.ts';
+import { checkJob, type ServedBackend } from './check-job.ts';
 import { decodeJob, type Job } from './wire.ts';
 
 /** What the agent logs of an accepted job. */
@@ -60,7 +60,7 @@ function check(message: ToRunner, body: Buffer): Job | string {
 async function run(job: Job): Promise<unknown> {
   return executeGraph(job.graph, {
     backend: findBackend(job.run.backend),
-    planner: replayPlanner(job.plan),
+    planner: job.plan,
     repetitions: job.run.repetitions,
     warmup: job.run.warmup,
     seed: job.run.seed,

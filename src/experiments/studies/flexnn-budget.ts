@@ -8,7 +8,7 @@ import type { Graph } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
 import { loadSource } from '../../io/source.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { planOf } from '../../planners/fixed-planner.ts';
+import { planOf } from '../../planners/plan-handover.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { ExperimentError } from '../config.ts';

@@ -3,7 +3,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
 import { jobNetwork } from '../../../src/backends/isolation/measure-job.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
-import { planOf } from '../../../src/planners/fixed-planner.ts';
+import { planOf } from '../../../src/planners/plan-handover.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
