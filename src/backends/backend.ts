@@ -2,7 +2,6 @@ import type { Problem } from '../core/problem.ts';
 import type { Graph } from '../graph/ir.ts';
 import type { Steps } from '../graph/schedule.ts';
 import type { VerifiedResult } from '../planners/plan-and-verify.ts';
-import type { ExecuteOptions, ExecuteReport } from './execute.ts';
 
 /** What a backend says about where it ran: recorded with every measurement. */
 export interface DeviceInfo {
@@ -195,6 +194,12 @@ export interface Backend<Kind extends string = string> {
    * report's peak and baseline are measured, not unavailable.
    */
   readonly measuresRss: boolean;
+  /**
+   * Where this machine runs its jobs (placement.ts localPlacement): `process`, an isolated
+   * process that prepares the network through `prepare`; `page`, a browser page that runs a
+   * job whole, plan and naive reference alike, so that `prepare` here only refuses.
+   */
+  readonly runsIn: 'process' | 'page';
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;
@@ -217,10 +222,4 @@ export interface Backend<Kind extends string = string> {
    */
   open?(): Promise<void>;
   prepare(request: PrepareRequest): Promise<PreparedNetwork>;
-  /**
-   * Backends that measure a whole job where they run, outside this machine's processes (a
-   * browser page): executeGraph hands them the job and returns their report, instead of
-   * measuring `prepare`d networks in an isolated process.
-   */
-  execute?(source: Graph, options: ExecuteOptions): Promise<ExecuteReport>;
 }

@@ -41,6 +41,7 @@ export const budgetedBackend: Backend<'budgeted'> = {
   streamsWeights: true,
   parallelSteps: false,
   measuresRss: true,
+  runsIn: 'process',
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'budgeted', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 2, loader: 'worker thread, pread into a shared WebAssembly memory', memoryBytes: totalmem(), runtime: `node ${process.version}` };

@@ -32,6 +32,7 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   streamsWeights: false,
   parallelSteps: true,
   measuresRss: true,
+  runsIn: 'process',
   reference: 'cpu',
   plansScratch: true,
   writesWeights: true,

@@ -29,6 +29,7 @@ export const cpuBackend: Backend<'cpu'> = {
   streamsWeights: false,
   parallelSteps: false,
   measuresRss: true,
+  runsIn: 'process',
   plansScratch: true,
   writesWeights: true,
   dryRun: true,

@@ -30,7 +30,7 @@ export interface RunningAgent {
 
 /**
  * `memplan agent`'s server: runs jobs sent by the harness (remote-executor.ts) on this
- * machine's backends and answers with executeGraph's report (routes: agent-routes.ts).
+ * machine's backends and answers with execute's report (routes: agent-routes.ts).
  *
  * With `devices`, also the device page (browser/device-hub.ts): browsers join with the
  * pairing code and run the jobs that name them (`run.device`, device-jobs.ts).

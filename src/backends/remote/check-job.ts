@@ -103,7 +103,7 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
   for (const t of job.graph.tensors.values()) {
     const count = elementCount(t.shape);
     if (t.constant) {
-      // The graph runs with the values it carries (executeGraph's 'file' weights): float32, one per element.
+      // The graph runs with the values it carries (execute's 'file' weights): float32, one per element.
       if (!(t.data instanceof Float32Array)) {
         throw new WireError(`constant ${t.name} carries ${t.data === undefined ? 'no values' : `a ${t.data.constructor.name}`}; jobs run with float32 values for every constant.`);
       }

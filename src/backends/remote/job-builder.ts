@@ -3,7 +3,7 @@ import type { Graph } from '../../graph/ir.ts';
 import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { runnablePlan } from '../../planners/plan-handover.ts';
-import type { ExecuteOptions } from '../execute.ts';
+import type { ExecuteOptions } from '../execute-options.ts';
 import { weightedGraph } from '../run-data.ts';
 import { encodeJob, jobRecordOptions, wirePlan, type WireRunOptions } from './wire.ts';
 

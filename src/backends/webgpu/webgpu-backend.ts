@@ -21,6 +21,7 @@ export const webgpuBackend: WebGpuBackend = {
   streamsWeights: false,
   parallelSteps: false,
   measuresRss: true,
+  runsIn: 'process',
 
   async device(): Promise<DeviceInfo> {
     return (await gpuContext()).info;

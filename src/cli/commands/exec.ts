@@ -1,16 +1,16 @@
 import type { Argv } from 'yargs';
 import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
-import { findBackend, hasCapability, kindsWhere, servedKinds, unservedBackend } from '../../backends/registry.ts';
-import { executeRemote } from '../../backends/remote/remote-executor.ts';
-import { executeGraph } from '../../backends/execute.ts';
+import { findBackend, hasCapability, kindsWhere, servedKinds } from '../../backends/registry.ts';
+import { execute } from '../../backends/execute.ts';
+import { execPlacement } from '../exec-placement.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { parseAlignment } from '../alignment-option.ts';
 import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { execBudgeted } from '../exec-budgeted.ts';
-import type { MemoryReport, Timeline } from '../../backends/execute.ts';
+import type { MemoryReport, Timeline } from '../../backends/execution-report.ts';
 import type { ParallelReport } from '../../backends/parallel-report.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
@@ -109,20 +109,8 @@ export function registerExec(cli: Argv): Argv {
         alignment: args.align,
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
-      let report;
-      if (backend === 'remote') {
-        // As the agent reads it: a token in the environment is not in `ps` or the shell history.
-        const token = args.token ?? process.env[TOKEN_ENV];
-        if (args.url === undefined || token === undefined || token === '') throw new UsageError(`--backend remote needs --url http://host:port and --token (or ${TOKEN_ENV}) of a memplan agent.`);
-        if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
-        const unserved = args.device === undefined ? unservedBackend(args.remoteBackend) : undefined;
-        if (unserved !== undefined) throw new UsageError(`--remote-backend ${args.remoteBackend}: ${unserved}`);
-        // A device is a browser: it runs the browser backend, whatever --remote-backend says.
-        const target = args.device === undefined ? { backend: args.remoteBackend } : { device: args.device };
-        report = await executeRemote(loaded.graph, { ...common, url: args.url, token, ...target });
-      } else {
-        report = await executeGraph(loaded.graph, { ...common, backend: findBackend(backend), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }), ...(args.browser === undefined ? {} : { browser: args.browser }) });
-      }
+      const { kind, placement } = execPlacement(args, backend);
+      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, ...printed } = report;
       if (args.json) {

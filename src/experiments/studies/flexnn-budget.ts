@@ -1,7 +1,8 @@
 import { cpuBackend } from '../../backends/cpu/cpu-backend.ts';
 import { executeBudgeted, type BudgetedReport } from '../../backends/budgeted/execute-budgeted.ts';
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
-import { executionRecords, memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
+import { executionRecords, naiveReference } from '../../backends/isolation/execute-isolated.ts';
+import { memoryReport, type MemoryReport } from '../../backends/execution-report.ts';
 import { measureIsolated } from '../../backends/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
 import type { Graph } from '../../graph/ir.ts';
