@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { geometricMean } from 'simple-statistics';
 import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
-import { executeGraph } from '../src/backends/execute.ts';
+import { execute } from '../src/backends/execute.ts';
 import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { buildZooModel, ZOO } from '../src/models/zoo.ts';
 import { findPlanner } from '../src/planners/registry.ts';
@@ -61,7 +61,7 @@ const ratios: number[] = [];
 process.stdout.write('| network | ours ms | onnxruntime ms | ours / onnxruntime | planned + weights + io MiB | peak − baseline MiB | rest MiB | runtime MiB | explained |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n');
 for (const model of chosen) {
   process.stderr.write(`bench:executor: ${model.name}\n`);
-  const report = await executeGraph(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false });
+  const report = await execute(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false });
   const peer = report.peer!;
   const m = report.memory;
   const held = m.planned + m.weights + m.io;

@@ -2,7 +2,6 @@ import type { Problem } from '../core/problem.ts';
 import type { Graph } from '../graph/ir.ts';
 import type { Steps } from '../graph/schedule.ts';
 import type { VerifiedResult } from '../planners/plan-and-verify.ts';
-import type { ExecuteOptions, ExecuteReport } from './execute.ts';
 
 /** What a backend says about where it ran: recorded with every measurement. */
 export interface DeviceInfo {
@@ -168,8 +167,9 @@ export interface PrepareRequest {
 export type WeightStream = (sink: (name: string, values: Float32Array, at: number) => void) => void;
 
 /** One interface for every backend: CPU here; WebGPU and remote devices plug in beside it. */
-export interface Backend {
-  readonly kind: string;
+export interface Backend<Kind extends string = string> {
+  /** Its name in the one list of backends (registry.ts), from which every list of kinds derives. */
+  readonly kind: Kind;
   /** One line for `memplan list backends`. */
   readonly title: string;
   /**
@@ -177,6 +177,29 @@ export interface Backend {
    * for bit (a parallel executor is checked against the sequential one); default itself.
    */
   readonly reference?: string;
+  /**
+   * It times every operator of an inference (PreparedNetwork.trace): `memplan exec --trace`
+   * runs on it.
+   */
+  readonly traces: boolean;
+  /**
+   * Its weights stream from a file into a budgeted plan's one buffer (PrepareRequest.streaming):
+   * it runs only where that file is, so neither an agent's job nor an experiment cell carries it.
+   */
+  readonly streamsWeights: boolean;
+  /** It runs a step's operators at once on a pool of threads (PrepareRequest.steps, workers). */
+  readonly parallelSteps: boolean;
+  /**
+   * The resident memory of the process that runs it can be read (not a browser page's): its
+   * report's peak and baseline are measured, not unavailable.
+   */
+  readonly measuresRss: boolean;
+  /**
+   * Where this machine runs its jobs (placement.ts localPlacement): `process`, an isolated
+   * process that prepares the network through `prepare`; `page`, a browser page that runs a
+   * job whole, plan and naive reference alike, so that `prepare` here only refuses.
+   */
+  readonly runsIn: 'process' | 'page';
   device(): Promise<DeviceInfo>;
   /** Offsets must be multiples of this (e.g. WebGPU's minStorageBufferOffsetAlignment); plans are made with it. */
   requiredAlignment(): Promise<number>;
@@ -199,10 +222,4 @@ export interface Backend {
    */
   open?(): Promise<void>;
   prepare(request: PrepareRequest): Promise<PreparedNetwork>;
-  /**
-   * Backends that measure a whole job where they run, outside this machine's processes (a
-   * browser page): executeGraph hands them the job and returns their report, instead of
-   * measuring `prepare`d networks in an isolated process.
-   */
-  execute?(source: Graph, options: ExecuteOptions): Promise<ExecuteReport>;
 }

@@ -1,6 +1,6 @@
 import { executeBudgeted, type BudgetedReport } from '../backends/budgeted/execute-budgeted.ts';
 import { LOADINGS, type Loading } from '../backends/budgeted/load-schedule.ts';
-import type { MemoryReport } from '../backends/execute.ts';
+import type { MemoryReport } from '../backends/execution-report.ts';
 import type { Graph } from '../graph/ir.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { APPROACHES, type Approach } from '../core/plans.ts';
-import { unservedBackend } from '../backends/remote/served-backends.ts';
+import { servedKinds, unservedBackend, type BackendKind } from '../backends/registry.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
 import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
@@ -45,7 +45,7 @@ export type BackendSpec =
    * cpu-parallel runs a schedule's steps on as many worker threads as the machine has cores;
    * browser runs WebGPU in a headless browser ($MEMPLAN_BROWSER, else the first on PATH).
    */
-  | ({ readonly kind: 'cpu' | 'cpu-parallel' | 'webgpu' | 'browser' } & ExecutionSettings)
+  | ({ readonly kind: BackendKind } & ExecutionSettings)
   /** A `memplan agent` on another machine runs the cells with its own backend. */
   | ({
       readonly kind: 'remote';
@@ -60,7 +60,10 @@ export type BackendSpec =
       /** A browser that joined the agent as a device (`memplan list devices`): the cells run there. */
       readonly device?: string;
     } & ExecutionSettings);
-export const BACKEND_KINDS = ['plan-only', 'cpu', 'cpu-parallel', 'webgpu', 'browser', 'remote'] as const;
+/** What `kind` may name: no execution, a backend a cell can run here (registry.ts servedKinds), or an agent. */
+export function backendKinds(): string[] {
+  return ['plan-only', ...servedKinds(), 'remote'];
+}
 
 export type Unit = 'MiB' | 'MB' | 'KiB' | 'bytes';
 export const UNITS: readonly Unit[] = ['MiB', 'MB', 'KiB', 'bytes'];
@@ -217,9 +220,11 @@ export function parseExperiment(text: string, file: string): Experiment {
   const backends = (root.backends === undefined ? [{ kind: 'plan-only' }] : list(root.backends, '$.backends')).map((entry, k): BackendSpec => {
     const path = `$.backends[${k}]`;
     const spec = typeof entry === 'string' ? { kind: entry } : object(entry, path);
-    if (!BACKEND_KINDS.includes(spec.kind as (typeof BACKEND_KINDS)[number])) {
-      fail(`${path}.kind`, `"${String(spec.kind)}" is not available in this version; use one of ${BACKEND_KINDS.join(', ')}.`);
+    const kinds = backendKinds();
+    if (!kinds.includes(spec.kind as string)) {
+      fail(`${path}.kind`, `"${String(spec.kind)}" is not available in this version; use one of ${kinds.join(', ')}.`);
     }
+    const kind = spec.kind as BackendKind;
     if (spec.kind === 'plan-only') {
       noStrangers(spec, ['kind'], path);
       return { kind: 'plan-only' };
@@ -237,7 +242,7 @@ export function parseExperiment(text: string, file: string): Experiment {
       ...(spec.pinCore === true ? { pinCore: true } : {}),
     };
     if (spec.kind === 'browser' && settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; the browser backend times the page alone.');
-    if (!remote) return { kind: spec.kind as 'cpu' | 'cpu-parallel' | 'webgpu' | 'browser', ...settings };
+    if (!remote) return { kind, ...settings };
     const url = string(spec.url, `${path}.url`);
     if (!/^https?:\/\/[^/\s]+/.test(url)) fail(`${path}.url`, 'must be http://host:port of a memplan agent.');
     if (settings.peer) fail(`${path}.peer`, 'times onnxruntime-node on this machine; a remote backend cannot.');

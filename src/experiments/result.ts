@@ -1,6 +1,6 @@
 import type { LowerBounds } from '../core/bounds.ts';
 import type { Approach } from '../core/plans.ts';
-import type { MemoryReport } from '../backends/execute.ts';
+import type { MemoryReport } from '../backends/execution-report.ts';
 import type { LatencySummary } from '../backends/latency.ts';
 import type { OperatorOrder } from '../graph/lifetimes.ts';
 

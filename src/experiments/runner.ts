@@ -2,16 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { lowerBounds } from '../core/bounds.ts';
 import { naiveFootprint, type Problem } from '../core/problem.ts';
-import { findBackend } from '../backends/registry.ts';
-import { executeRemote } from '../backends/remote/remote-executor.ts';
 import type { Graph } from '../graph/ir.ts';
 import { graphToProblem } from '../graph/lifetimes.ts';
 import { loadSource } from '../io/source.ts';
-import { executeGraph, type PeerReport } from '../backends/execute.ts';
+import { execute } from '../backends/execute.ts';
+import type { PeerReport } from '../backends/execution-report.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
-import { ExperimentError, type BackendSpec, type Experiment, type ModelEntry } from './config.ts';
+import { backendLabel, cellPlacement, probedHere, recordedSpec } from './cell-placement.ts';
+import { ExperimentError, type Experiment, type ModelEntry } from './config.ts';
 import { loadPlanner } from './load-planner.ts';
 import { Progress } from './progress.ts';
 import type { CellResult, OtherOrderBounds } from './result.ts';
@@ -70,11 +70,13 @@ async function runInto(store: ResultStore, experiment: Experiment, options: RunO
   await store.repairTail();
   const previous = await store.read();
   const done = new Set(previous.map((r) => cellKey(r.model, r.planner, r.backend)));
-  // run.json may be committed or shared: an agent's token never goes into it.
-  const backends = experiment.backends.map((b) => (b.kind === 'remote' && !b.token.startsWith('env:') ? { ...b, token: '(redacted)' } : b));
+  const backends = experiment.backends.map(recordedSpec);
   // Device info of every local executing backend, beside the machine's (each cell carries its own too).
   const devices = [];
-  for (const b of experiment.backends) if (b.kind === 'cpu' || b.kind === 'cpu-parallel' || b.kind === 'webgpu') devices.push(await findBackend(b.kind).device());
+  for (const spec of experiment.backends) {
+    const backend = probedHere(spec);
+    if (backend !== undefined) devices.push(await backend.device());
+  }
   const planners: Planner[] = [];
   for (const entry of experiment.planners) {
     const planner = await loadPlanner(entry);
@@ -179,16 +181,8 @@ async function runCells(
             verifyByExecution: backend.verifyByExecution,
             ...(backend.pinCore ? { pinCore: true } : {}),
           };
-          const report =
-            backend.kind === 'remote'
-              ? await executeRemote(loaded.graph, {
-                  ...common,
-                  url: backend.url,
-                  token: agentToken(backend.token, experiment.file),
-                  ...(backend.device === undefined ? { backend: backend.backend } : { device: backend.device }),
-                  timeoutSeconds: backend.timeoutSeconds,
-                })
-              : await executeGraph(loaded.graph, { ...common, backend: findBackend(backend.kind), peer: backend.peer && peer === undefined });
+          const where = cellPlacement(backend, experiment.file);
+          const report = await execute(loaded.graph, { ...common, backend: where.backend, peer: backend.peer && peer === undefined }, where.placement);
           if (report.matchesNaive === false) {
             throw new InvalidPlanError(`${planner.id} on ${model.label}: outputs computed inside the plan differ from the naive plan's.`);
           }
@@ -211,20 +205,6 @@ async function runCells(
     }
   }
   return { outcome: { dir: store.dir, results, skipped }, skippedCells };
-}
-
-/** What results call a backend: its kind, or a remote device's label. */
-function backendLabel(backend: BackendSpec): string {
-  return backend.kind === 'remote' ? backend.label : backend.kind;
-}
-
-/** A remote backend's token: as written, or from the environment variable that `env:NAME` names. */
-function agentToken(token: string, file: string): string {
-  if (!token.startsWith('env:')) return token;
-  const name = token.slice('env:'.length);
-  const value = process.env[name];
-  if (value === undefined || value === '') throw new ExperimentError(`${file}: the agent's token comes from $${name}, which is not set.`);
-  return value;
 }
 
 interface LoadedModel {

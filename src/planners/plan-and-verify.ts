@@ -1,7 +1,7 @@
 import { checkAlignment } from '../core/alignment.ts';
 import { lowerBounds, type LowerBounds } from '../core/bounds.ts';
 import { objectsToOffsets } from '../core/objects-to-offsets.ts';
-import type { Approach } from '../core/plans.ts';
+import type { Approach, Plan } from '../core/plans.ts';
 import type { Problem } from '../core/problem.ts';
 import { verifyPlan, type Violation } from '../core/verify.ts';
 import type { Planner } from './planner.ts';
@@ -50,14 +50,28 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
   const budget = options.budget ?? problem.budget;
   const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed, tieSeed: options.tieSeed, ...(budget !== undefined ? { budget } : {}) });
   const timeMs = performance.now() - started;
+  return verifiedResult(planner.id, plan, problem, { alignment, budget, bounds, timeMs });
+}
 
+/**
+ * A plan as the verifier finds it for `problem`, named after the planner that made it (here
+ * or elsewhere): its footprint recomputed, its ratio to the bound of its approach, and for
+ * shared objects their contiguous layout, which is reported too and so verified too.
+ */
+export function verifiedResult(
+  planner: string,
+  plan: Plan,
+  problem: Problem,
+  context: { readonly alignment: number; readonly budget: number | undefined; readonly bounds: LowerBounds; readonly timeMs: number },
+): VerifiedResult {
+  const { alignment, budget, bounds, timeMs } = context;
   const verification = verifyPlan(problem, plan, { alignment, budget });
   const bound = plan.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
   const ratio = (footprint: number): number => (bound === 0 ? (footprint === 0 ? 1 : Infinity) : footprint / bound);
   const claim = { ...(plan.optimal !== undefined ? { optimal: plan.optimal } : {}), ...(plan.bound !== undefined ? { bound: plan.bound } : {}) };
   if (plan.approach === 'offsets') {
     return {
-      planner: planner.id,
+      planner,
       approach: plan.approach,
       footprint: verification.footprint,
       ratioToLowerBound: ratio(verification.footprint),
@@ -69,11 +83,10 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
       ...(plan.loadSteps !== undefined ? { loadSteps: plan.loadSteps } : {}),
     };
   }
-  // The contiguous layout is reported too, so it is verified too.
   const layout = objectsToOffsets(problem, plan, alignment);
   const layoutCheck = verifyPlan(problem, layout, { alignment, budget });
   return {
-    planner: planner.id,
+    planner,
     approach: plan.approach,
     footprint: verification.footprint,
     ratioToLowerBound: ratio(verification.footprint),

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { MemoryReport } from '../backends/execute.ts';
+import type { MemoryReport } from '../backends/execution-report.ts';
 import type { CellResult } from '../experiments/result.ts';
 
 const MIB = 2 ** 20;

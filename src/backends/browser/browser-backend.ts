@@ -1,7 +1,6 @@
 import type { Backend, DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import { openBrowserSession } from './browser-session.ts';
-import { executeBrowser } from './execute-browser.ts';
 
 let probed: Promise<{ info: DeviceInfo; alignment: number }> | undefined;
 
@@ -24,11 +23,16 @@ function probe(): Promise<{ info: DeviceInfo; alignment: number }> {
  * WebGPU in a browser page (browser/): the WebGPU backend's own kernels and memory layout,
  * bundled for the page, in a headless Chromium-based browser of the system's (SwiftShader
  * where the machine has no GPU). A job runs whole in the page, plan and naive reference
- * alike, so executeGraph hands it over (`execute`) instead of preparing it here.
+ * alike (runsIn 'page': execute.ts places it there) instead of being prepared here.
  */
-export const browserBackend: Backend = {
+export const browserBackend: Backend<'browser'> = {
   kind: 'browser',
   title: "WebGPU in a headless browser: the WebGPU backend's kernels in a page of the system's Chromium (SwiftShader where there is no GPU)",
+  traces: false,
+  streamsWeights: false,
+  parallelSteps: false,
+  measuresRss: false,
+  runsIn: 'page',
 
   async device(): Promise<DeviceInfo> {
     return (await probe()).info;
@@ -39,8 +43,6 @@ export const browserBackend: Backend = {
   },
 
   async prepare(): Promise<never> {
-    throw new BackendError('the browser backend runs whole jobs in its page (executeGraph hands them over); it prepares no network in this process.');
+    throw new BackendError('the browser backend runs whole jobs in its page (execute places them there); it prepares no network in this process.');
   },
-
-  execute: executeBrowser,
 };

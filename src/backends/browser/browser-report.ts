@@ -1,5 +1,5 @@
 import type { DeviceInfo } from '../backend.ts';
-import type { ExecuteReport, MemoryReport } from '../execute.ts';
+import type { ExecuteReport, MemoryReport } from '../execution-report.ts';
 import { summarizeLatency } from '../latency.ts';
 import type { PageResult } from './protocol.ts';
 
@@ -7,7 +7,7 @@ import type { PageResult } from './protocol.ts';
 const UNAVAILABLE = ['baselineRss', 'peakRss', 'peakRssDelta', 'rest'] as const;
 
 /**
- * executeGraph's report from what a page measured (latency summarized here, as for every
+ * execute's report from what a page measured (latency summarized here, as for every
  * backend). Memory: the plan's footprint and the GPU buffers the page created, counted where
  * it created them; the process figures are NaN (null in JSON) and listed as unavailable.
  */

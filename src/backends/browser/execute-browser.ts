@@ -1,6 +1,8 @@
 import type { Graph } from '../../graph/ir.ts';
 import { BackendError } from '../backend-error.ts';
-import type { ExecuteOptions, ExecuteReport } from '../execute.ts';
+import type { ExecuteOptions } from '../execute-options.ts';
+import type { ExecuteReport } from '../execution-report.ts';
+import type { PagePlacement } from '../placement.ts';
 import { buildJob } from '../remote/job-builder.ts';
 import { browserReport } from './browser-report.ts';
 import { openBrowserSession } from './browser-session.ts';
@@ -9,15 +11,15 @@ import { openBrowserSession } from './browser-session.ts';
 const RUN_LIMIT_MS = 60 * 60_000;
 
 /**
- * executeGraph on the browser backend: a headless browser started for this job alone (a
+ * A job placed in a browser page (the browser backend): a headless browser started for this job alone (a
  * fresh process, as every measured execution gets), the network planned and verified here
  * with the alignment of the page's adapter, sent to the page in the agent's wire format,
  * run there inside the plan and inside the naive plan (outputs compared bit for bit in the
  * page), and reported as every backend reports.
  */
-export async function executeBrowser(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
+export async function executeInPage(source: Graph, options: ExecuteOptions, placement: PagePlacement): Promise<ExecuteReport> {
   if (options.peer) throw new BackendError('the browser backend times the page alone; --peer (onnxruntime on this machine) does not combine with it.');
-  const session = await openBrowserSession(options.browser === undefined ? {} : { browser: options.browser });
+  const session = await openBrowserSession(placement.browser === undefined ? {} : { browser: placement.browser });
   try {
     const run = { backend: 'browser', repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true };
     // The page runs the WebGPU backend: no kernel scratch to plan.

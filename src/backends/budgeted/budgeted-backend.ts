@@ -34,9 +34,14 @@ export function budgetTooLarge(budget: number): string {
  * plan's dependencies (load-schedule.ts). Kernels read everything where it lies
  * (arena-kernels.ts). It runs NHWC networks (the zoo, TFLite files) on WebAssembly SIMD.
  */
-export const budgetedBackend: Backend = {
+export const budgetedBackend: Backend<'budgeted'> = {
   kind: 'budgeted',
   title: 'CPU under a memory budget: one buffer, weights streamed from a file by a loader thread (FlexNN)',
+  traces: true,
+  streamsWeights: true,
+  parallelSteps: false,
+  measuresRss: true,
+  runsIn: 'process',
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'budgeted', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 2, loader: 'worker thread, pread into a shared WebAssembly memory', memoryBytes: totalmem(), runtime: `node ${process.version}` };

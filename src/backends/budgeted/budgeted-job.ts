@@ -2,8 +2,8 @@ import type { Plan } from '../../core/plans.ts';
 import { budgetedNetwork, type BudgetedNetwork } from '../../graph/budget-records.ts';
 import type { Graph } from '../../graph/ir.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
-import { fixedPlanner } from '../../planners/fixed-planner.ts';
-import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { acceptReceived } from '../../planners/plan-handover.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import type { PrepareRequest, StreamingRequest, StreamingStats } from '../backend.ts';
 import type { MeasuredContext } from '../isolation/measured-child.ts';
 import type { MeasureResult } from '../isolation/measure-job.ts';
@@ -49,8 +49,7 @@ const DRY_INFERENCES = 2;
 function jobNetwork(job: BudgetedJob): { network: BudgetedNetwork; plan: VerifiedResult } {
   const network = job.budget === undefined ? budgetedNetwork(job.graph, job.records) : budgetedRun(job.graph, job.budget, job.records).network;
   // The problem carries the buffer as its budget (none without one): the verifier holds the plan to it.
-  const plan = planAndVerify(fixedPlanner(job.planner, job.plan), network.problem, { alignment: job.alignment });
-  if (!plan.valid) throw new Error(`the plan of ${job.planner} fails the verifier in the measured process: ${plan.violations[0]?.message}`);
+  const plan = acceptReceived(job, network.problem, job.alignment, 'in the measured process');
   const buffer = network.problem.budget ?? plan.footprint;
   if (job.streaming.bufferBytes !== buffer) throw new Error(`the job asks for a buffer of ${job.streaming.bufferBytes} bytes; its budget leaves ${buffer}.`);
   return { network, plan };

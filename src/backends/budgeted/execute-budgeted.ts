@@ -2,12 +2,14 @@ import { budgetedNetwork, type BudgetedNetwork } from '../../graph/budget-record
 import type { Graph } from '../../graph/ir.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { planOf } from '../../planners/fixed-planner.ts';
+import { planOf } from '../../planners/plan-handover.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
 import type { DeviceInfo, StreamingStats } from '../backend.ts';
 import { cpuBackend } from '../cpu/cpu-backend.ts';
-import { memoryReport, naiveReference, type MemoryReport, type Timeline } from '../execute.ts';
+import type { RunSettings } from '../execute-options.ts';
+import { memoryReport, type MemoryReport, type Timeline } from '../execution-report.ts';
+import { naiveReference } from '../isolation/execute-isolated.ts';
 import { forkMeasured } from '../isolation/measured-child.ts';
 import { summarizeLatency, type LatencySummary } from '../latency.ts';
 import { bitIdentical, weightedGraph, withoutWeights } from '../run-data.ts';
@@ -16,7 +18,7 @@ import { budgetedRun, smallestRunBudget, type BudgetShare } from './budget-share
 import type { Loading } from './load-schedule.ts';
 import { WeightsFile } from './weights-file.ts';
 
-export interface BudgetedExecuteOptions {
+export interface BudgetedExecuteOptions extends RunSettings {
   readonly planner: Planner;
   /**
    * Bytes the whole run may take above its process's baseline: the buffer, graph I/O and the
@@ -25,14 +27,6 @@ export interface BudgetedExecuteOptions {
    */
   readonly budget?: number;
   readonly loading: Loading;
-  readonly repetitions: number;
-  readonly warmup: number;
-  /** Seed of the weights (when seeded) and of the input. */
-  readonly seed: number;
-  /** 'seeded' (default): seeded random weights; 'file': the source's own float weights. */
-  readonly weights?: 'seeded' | 'file';
-  /** How the graph becomes records (fp32, graph I/O kept, whatever is asked). */
-  readonly records?: RecordOptions;
   /** Bytes; at least 16 (the SIMD kernels' vectors). Default 64. */
   readonly alignment?: number;
   /** Compare outputs with an unbudgeted run: every weight resident, the CPU backend (default true). */

@@ -25,9 +25,14 @@ import { StepPool, type PoolRun } from './worker-pool.ts';
  * workers would then overwrite each other. With one operator per step it runs the
  * sequential order on the pool, which measures the pool's own cost.
  */
-export const cpuParallelBackend: Backend = {
+export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   kind: 'cpu-parallel',
   title: "CPU, a step's operators at once on W worker threads (--workers; default the number of cores)",
+  traces: true,
+  streamsWeights: false,
+  parallelSteps: true,
+  measuresRss: true,
+  runsIn: 'process',
   reference: 'cpu',
   plansScratch: true,
   writesWeights: true,

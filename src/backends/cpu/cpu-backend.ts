@@ -22,9 +22,14 @@ import { writeWeights } from './write-weights.ts';
  * (arena-kernels.ts), with their scratch planned; every other op runs its kernel on views
  * of the same memory. Nothing is allocated, copied or grown per inference.
  */
-export const cpuBackend: Backend = {
+export const cpuBackend: Backend<'cpu'> = {
   kind: 'cpu',
   title: 'CPU: TypeScript and WebAssembly SIMD kernels, one thread, one planned memory',
+  traces: true,
+  streamsWeights: false,
+  parallelSteps: false,
+  measuresRss: true,
+  runsIn: 'process',
   plansScratch: true,
   writesWeights: true,
   dryRun: true,

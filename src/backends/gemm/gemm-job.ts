@@ -2,8 +2,6 @@ import { readRss } from '../process-memory.ts';
 import { dynamicSchedule } from './dynamic-schedule.ts';
 import { executeSchedule, type ExecutionFigures } from './executor.ts';
 import { gemmShape } from './gemm-shape.ts';
-import { offsetsPlan } from '../../core/plans.ts';
-import type { OffsetsPlanner } from '../../planners/planner.ts';
 import { plannedSchedule, planPolicy, type PlannedSchedule } from './planned-schedule.ts';
 import type { GemmSchedule, SchedulerKind } from './schedule.ts';
 
@@ -36,8 +34,7 @@ export function scheduleFor(job: Pick<GemmJob, 'n' | 'tile' | 'budget' | 'schedu
   if (job.scheduler === 'dynamic') return dynamicSchedule(shape, job.budget);
   if (job.planned === undefined) return plannedSchedule(shape, job.budget);
   const { policyIndex, planner, offsets } = job.planned;
-  const replay: OffsetsPlanner = { id: planner, approach: 'offsets', title: planner, citation: "the harness's tile plan", complexity: 'n', plan: (problem) => offsetsPlan(problem, offsets) };
-  return planPolicy(shape, policyIndex, replay);
+  return planPolicy(shape, policyIndex, { planner, offsets });
 }
 
 /** Runs the job in this process (the measured one): schedule, execute, read the peak. */

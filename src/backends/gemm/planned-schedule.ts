@@ -1,6 +1,8 @@
 import type { Problem } from '../../core/problem.ts';
 import type { TensorUsageRecord } from '../../core/records.ts';
+import { offsetsPlan } from '../../core/plans.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { acceptReceived } from '../../planners/plan-handover.ts';
 import type { Planner } from '../../planners/planner.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { BackendError } from '../backend-error.ts';
@@ -116,19 +118,29 @@ export function plannedSchedule(shape: GemmShape, budget: number, planner = 'off
   throw new Error('no residency policy fits, not even three tiles.');
 }
 
+/** The harness's tile plan as it reaches the process that runs the GEMM: its planner and offsets. */
+export interface ReceivedTilePlan {
+  readonly planner: string;
+  readonly offsets: readonly number[];
+}
+
 /**
  * The schedule of one policy, its residencies placed by `planner` and verified: the
- * harness plans, and the process that runs the GEMM replays the same offsets (a
- * fixedPlanner), verifying them again, as network measurements do.
+ * harness plans, and the process that runs the GEMM receives the same offsets and checks
+ * them with the verifier against the residencies it derives itself, as network
+ * measurements do.
  */
-export function planPolicy(shape: GemmShape, policyIndex: number, planner: Planner): PlannedSchedule {
+export function planPolicy(shape: GemmShape, policyIndex: number, planner: Planner | ReceivedTilePlan): PlannedSchedule {
   const tasks = rowMajorTasks(shape);
   const policy = POLICIES[policyIndex];
   if (policy === undefined) throw new RangeError(`no residency policy ${policyIndex}.`);
   const list = residencies(tasks, policy);
   const problem = residencyProblem(shape, list, tasks.length);
-  const plan = planAndVerify(planner, problem, { alignment: ARENA_ALIGNMENT });
-  if (!plan.valid) throw new Error(`${planner.id} produced an invalid tile plan: ${plan.violations[0]?.message}`);
+  const plan =
+    'offsets' in planner
+      ? acceptReceived({ planner: planner.planner, plan: offsetsPlan(problem, planner.offsets) }, problem, ARENA_ALIGNMENT, 'in the GEMM process')
+      : planAndVerify(planner, problem, { alignment: ARENA_ALIGNMENT });
+  if (!plan.valid) throw new Error(`${plan.planner} produced an invalid tile plan: ${plan.violations[0]?.message}`);
   return { scheduler: 'planned', arenaBytes: plan.footprint, policy: describePolicy(policy), policyIndex, plan, problem, steps: () => plannedSteps(tasks, list, plan) };
 }
 

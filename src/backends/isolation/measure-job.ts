@@ -5,8 +5,8 @@ import { plannedProblem } from '../../graph/lifetimes.ts';
 import { streamSeededWeights } from '../../graph/seeded-weights.ts';
 import type { Steps } from '../../graph/schedule.ts';
 import type { Problem } from '../../core/problem.ts';
-import { fixedPlanner } from '../../planners/fixed-planner.ts';
-import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { acceptReceived } from '../../planners/plan-handover.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import type { Backend, BackendMemory, DeviceInfo, OperatorSpan, PreparedNetwork, WeightStream } from '../backend.ts';
 import { readRss } from '../process-memory.ts';
 import type { MeasuredContext } from './measured-child.ts';
@@ -102,8 +102,7 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
         : weightedGraph(job.graph, 'seeded', seed)
       : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
   const { graph, problem, steps } = plannedProblem(source, { ...job.records, elementSize: 4 });
-  const plan = planAndVerify(fixedPlanner(job.planner, job.plan), problem, { alignment: job.alignment });
-  if (!plan.valid) throw new Error(`the plan of ${job.planner} fails the verifier in the measured process: ${plan.violations[0]?.message}`);
+  const plan = acceptReceived(job, problem, job.alignment, 'in the measured process');
   return { source, graph, problem, steps, plan, ...(streamed ? { weights: (sink) => streamSeededWeights(job.graph, seed, sink) } : {}) };
 }
 

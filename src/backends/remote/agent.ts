@@ -5,13 +5,12 @@ import { pageBundle } from '../browser/page-bundle.ts';
 import { BodyBudget } from '../http/body-budget.ts';
 import { guardedServer } from '../http/guarded-server.ts';
 import { digest } from '../http/secrets.ts';
-import { findBackend } from '../registry.ts';
+import { findBackend, unservedBackend } from '../registry.ts';
 import { agentSettings, type AgentOptions } from './agent-settings.ts';
 import { handleRequest } from './agent-routes.ts';
 import type { DeviceJobOptions } from './device-jobs.ts';
 import { agentDevice } from './device-info.ts';
 import { LocalJobs, type Counters } from './local-jobs.ts';
-import { unservedBackend } from './served-backends.ts';
 import { PROTOCOL_VERSION, type AgentCounters, type AgentDevice, type InfoResponse } from './wire.ts';
 
 export { MIN_TOKEN_LENGTH, type AgentOptions } from './agent-settings.ts';
@@ -31,7 +30,7 @@ export interface RunningAgent {
 
 /**
  * `memplan agent`'s server: runs jobs sent by the harness (remote-executor.ts) on this
- * machine's backends and answers with executeGraph's report (routes: agent-routes.ts).
+ * machine's backends and answers with execute's report (routes: agent-routes.ts).
  *
  * With `devices`, also the device page (browser/device-hub.ts): browsers join with the
  * pairing code and run the jobs that name them (`run.device`, device-jobs.ts).

@@ -1,12 +1,11 @@
 import type { Problem } from '../../core/problem.ts';
-import { verifyPlan } from '../../core/verify.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import { elementCount, type Graph } from '../../graph/ir.ts';
 import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
 import { inferOutputShapes } from '../../graph/shape-inference.ts';
-import { fixedPlanner } from '../../planners/fixed-planner.ts';
-import type { Planner } from '../../planners/planner.ts';
-import { WireError, type DecodedPlan, type Job } from './wire.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { verifyReceived } from '../../planners/plan-handover.ts';
+import { WireError, type Job } from './wire.ts';
 
 /** What the agent knows about a backend it serves. */
 export interface ServedBackend {
@@ -25,6 +24,8 @@ export interface CheckedJob {
   readonly problem: Problem;
   /** The alignment the plan was verified with: max(plan's, backend's). */
   readonly alignment: number;
+  /** The job's plan as the verifier found it for `problem` (valid: checkJob refuses any other). */
+  readonly plan: VerifiedResult;
 }
 
 const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((d, k) => d === b[k]);
@@ -89,11 +90,6 @@ export function checkGraph(graph: Graph): void {
   }
 }
 
-/** A planner that returns the plan it was given: the received plan goes through executeGraph's own verification. */
-export function replayPlanner(received: DecodedPlan): Planner {
-  return fixedPlanner(received.planner, received.plan, 'plan received from the harness');
-}
-
 /**
  * Everything the agent checks before it runs a job; each failure is one sentence (a 400).
  * `memoryBytes`: the most the job's tensors may take together (naive, as the proof against
@@ -107,7 +103,7 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
   for (const t of job.graph.tensors.values()) {
     const count = elementCount(t.shape);
     if (t.constant) {
-      // The graph runs with the values it carries (executeGraph's 'file' weights): float32, one per element.
+      // The graph runs with the values it carries (execute's 'file' weights): float32, one per element.
       if (!(t.data instanceof Float32Array)) {
         throw new WireError(`constant ${t.name} carries ${t.data === undefined ? 'no values' : `a ${t.data.constructor.name}`}; jobs run with float32 values for every constant.`);
       }
@@ -147,11 +143,11 @@ export function checkJob(job: Job, served: readonly ServedBackend[], memoryBytes
     throw new WireError(`the plan is aligned to ${job.plan.alignment} bytes but the ${backend.kind} backend needs offsets aligned to ${backend.requiredAlignment}.`);
   }
   const alignment = Math.max(job.plan.alignment, backend.requiredAlignment);
-  const verification = verifyPlan(problem, job.plan.plan, { alignment, maxViolations: 1 });
-  if (!verification.valid) {
-    throw new WireError(`the plan of ${job.plan.planner} fails the verifier: ${verification.violations[0].message}`);
+  const plan = verifyReceived(job.plan, problem, alignment);
+  if (!plan.valid) {
+    throw new WireError(`the plan of ${job.plan.planner} fails the verifier: ${plan.violations[0]?.message}`);
   }
-  return { job: { ...job, graph: planned.graph, records: plannedGraphOptions(job.records) }, problem, alignment };
+  return { job: { ...job, graph: planned.graph, records: plannedGraphOptions(job.records) }, problem, alignment, plan };
 }
 
 function mib(bytes: number): string {

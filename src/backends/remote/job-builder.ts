@@ -1,8 +1,9 @@
 import type { Problem } from '../../core/problem.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { plannedGraphOptions, plannedProblem } from '../../graph/lifetimes.ts';
-import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
-import type { ExecuteOptions } from '../execute.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
+import { runnablePlan } from '../../planners/plan-handover.ts';
+import type { ExecuteOptions } from '../execute-options.ts';
 import { weightedGraph } from '../run-data.ts';
 import { encodeJob, jobRecordOptions, wirePlan, type WireRunOptions } from './wire.ts';
 
@@ -29,8 +30,7 @@ export function buildJob(source: Graph, options: Pick<ExecuteOptions, 'planner' 
   const wanted = { ...asked, ...(plansScratch ? { scratch: true } : {}) };
   const { graph, problem } = plannedProblem(weighted, { ...wanted, elementSize: 4 });
   const alignment = Math.max(requiredAlignment, options.alignment ?? 1);
-  const verified = planAndVerify(options.planner, problem, { alignment });
-  if (!verified.valid) throw new Error(`${options.planner.id} produced an invalid plan: ${verified.violations[0]?.message}`);
+  const verified = runnablePlan(options.planner, problem, alignment);
   const body = encodeJob({ graph, records: plannedGraphOptions(wanted), plan: wirePlan(verified, problem, alignment), run });
   return { graph, problem, verified, alignment, body };
 }

@@ -5,14 +5,14 @@
  * stdin, their length and the agent's limits in an IPC message): it parses
  * and checks each (structure, shapes, the plan through the verifier); a job that fails is
  * `refused` with its sentence and the process waits for the next; the first that passes is
- * `accepted`, measured with executeGraph (the plan it was sent, replayed and verified again),
+ * `accepted`, measured with execute (the plan it was sent, checked with the verifier again),
  * reported, and the process exits. Parsing here rather than in the agent keeps a job's
  * parsed graph and weights (several times the body) out of the agent: they go with this
  * process. It writes no files.
  */
-import { executeGraph } from '../execute.ts';
+import { execute } from '../execute.ts';
 import { findBackend } from '../registry.ts';
-import { checkJob, replayPlanner, type ServedBackend } from './check-job.ts';
+import { checkJob, type ServedBackend } from './check-job.ts';
 import { decodeJob, type Job } from './wire.ts';
 
 /** What the agent logs of an accepted job. */
@@ -58,9 +58,9 @@ function check(message: ToRunner, body: Buffer): Job | string {
 }
 
 async function run(job: Job): Promise<unknown> {
-  return executeGraph(job.graph, {
+  return execute(job.graph, {
     backend: findBackend(job.run.backend),
-    planner: replayPlanner(job.plan),
+    planner: job.plan,
     repetitions: job.run.repetitions,
     warmup: job.run.warmup,
     seed: job.run.seed,

@@ -1,28 +1,12 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Graph } from '../../graph/ir.ts';
-import type { ExecuteOptions, ExecuteReport } from '../execute.ts';
 import { BackendError } from '../backend-error.ts';
-import { BACKENDS } from '../registry.ts';
+import type { ExecuteOptions } from '../execute-options.ts';
+import type { ExecuteReport } from '../execution-report.ts';
+import type { AgentPlacement } from '../placement.ts';
 import { buildJob } from './job-builder.ts';
 import { decodeInfo, decodeJobResponse, errorSentence, WireError, type InfoResponse } from './wire.ts';
-
-/**
- * executeGraph's options, run by an agent: the weights' values travel with the job, the
- * alignment is raised to what the agent's backend requires, and the naive-plan check runs
- * on the agent. No peer runtime (the agent times only its own backend).
- */
-export interface RemoteOptions extends Omit<ExecuteOptions, 'backend' | 'peer'> {
-  /** The agent, `http://host:port` (an https front works too). */
-  readonly url: string;
-  readonly token: string;
-  /** Backend kind on the agent; default `cpu` (`browser` with `device`). */
-  readonly backend?: string;
-  /** A browser that joined the agent's device page (`memplan list devices`): the job runs there. */
-  readonly device?: string;
-  /** Seconds to wait for the job's answer, waiting in the agent's queue included; default the agent's run limit + 60. */
-  readonly timeoutSeconds?: number;
-}
 
 /** A remote run that could not happen: unreachable agent, refused token or job, time cap. One sentence. */
 export class RemoteError extends BackendError {
@@ -59,15 +43,18 @@ export async function agentInfo(url: string, token: string, timeoutSeconds = INF
 }
 
 /**
- * executeGraph on a machine running `memplan agent` (or on a browser that joined it as a
- * device): plans and verifies here (with the alignment the agent's backend or the device
- * needs), sends the planned graph with its weights and the plan (job-builder.ts), and returns
- * the agent's report, with the agent's machine under `device.remote`.
+ * A job placed on a machine running `memplan agent` (or on a browser that joined it as a
+ * device), on the agent's backend of the job's kind: plans and verifies here (with the
+ * alignment the agent's backend or the device needs), sends the planned graph with its
+ * weights' values and the plan (job-builder.ts), and returns the agent's report, with the
+ * agent's machine under `device.remote`. The naive-plan check runs on the agent; no peer
+ * runtime (the agent times only its own backend).
  */
-export async function executeRemote(source: Graph, options: RemoteOptions): Promise<ExecuteReport> {
-  const base = agentUrl(options.url);
-  const info = await agentInfo(options.url, options.token);
-  const { kind, requiredAlignment } = servedBy(info, base, options);
+export async function executeOnAgent(source: Graph, options: ExecuteOptions, agent: AgentPlacement): Promise<ExecuteReport> {
+  if (options.peer) throw new RemoteError('the peer runtime (onnxruntime) is timed on this machine; a job on an agent does not take it.');
+  const base = agentUrl(agent.url);
+  const info = await agentInfo(agent.url, agent.token);
+  const { kind, requiredAlignment } = servedBy(info, base, options.backend.kind, agent.device);
   const { graph, body: text } = buildJob(
     source,
     options,
@@ -78,11 +65,11 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
       seed: options.seed,
       verifyByExecution: options.verifyByExecution ?? true,
       ...(options.workers === undefined ? {} : { workers: options.workers }),
-      ...(options.device === undefined ? {} : { device: options.device }),
+      ...(agent.device === undefined ? {} : { device: agent.device }),
     },
     requiredAlignment,
     // A device is a browser (WebGPU: no scratch); an agent's backend plans scratch as this version's does.
-    options.device === undefined && BACKENDS.some((b) => b.kind === kind && b.plansScratch === true),
+    agent.device === undefined && options.backend.plansScratch === true,
   );
   const body = Buffer.from(text, 'utf8');
   if (body.length > info.limits.maxJobBytes) {
@@ -93,8 +80,8 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
     );
   }
 
-  const timeoutSeconds = options.timeoutSeconds ?? info.limits.maxRunSeconds + 60;
-  const answer = await call(base, '/v1/jobs', { method: 'POST', token: options.token, body, timeoutSeconds });
+  const timeoutSeconds = agent.timeoutSeconds ?? info.limits.maxRunSeconds + 60;
+  const answer = await call(base, '/v1/jobs', { method: 'POST', token: agent.token, body, timeoutSeconds });
   if (answer.status !== 200) throw refusal(base, answer.status, answer.text, `the job for ${graph.name}`);
   const response = wireOrRemote(base, () => decodeJobResponse(answer.text));
   const { backends: _backends, endianness: _endianness, ...machine } = response.device;
@@ -103,19 +90,18 @@ export async function executeRemote(source: Graph, options: RemoteOptions): Prom
 }
 
 /** The backend (or device) on the agent that runs the job, and the offset alignment its plans need. */
-function servedBy(info: InfoResponse, base: URL, options: RemoteOptions): { kind: string; requiredAlignment: number } {
-  if (options.device !== undefined) {
-    if (options.backend !== undefined && options.backend !== 'browser') throw new RemoteError(`device ${options.device} is a browser; it runs the browser backend, not ${options.backend}.`);
+function servedBy(info: InfoResponse, base: URL, kind: string, deviceId: string | undefined): { kind: string; requiredAlignment: number } {
+  if (deviceId !== undefined) {
+    if (kind !== 'browser') throw new RemoteError(`device ${deviceId} is a browser; it runs the browser backend, not ${kind}.`);
     if (info.devices === undefined) throw new RemoteError(`agent ${base.origin} serves no devices; start it with --devices.`);
-    const device = info.devices.find((d) => d.id === options.device);
+    const device = info.devices.find((d) => d.id === deviceId);
     if (device === undefined) {
       const known = info.devices.map((d) => `${d.id} (${d.name})`);
-      throw new RemoteError(`agent ${base.origin} has no device ${options.device}${known.length > 0 ? `; connected: ${known.join(', ')}` : '; no device is connected (open its device page on one)'}.`);
+      throw new RemoteError(`agent ${base.origin} has no device ${deviceId}${known.length > 0 ? `; connected: ${known.join(', ')}` : '; no device is connected (open its device page on one)'}.`);
     }
     if (device.requiredAlignment === null) throw new RemoteError(`device ${device.id} (${device.name}) has no WebGPU: ${device.error ?? 'no adapter'}`);
     return { kind: 'browser', requiredAlignment: device.requiredAlignment };
   }
-  const kind = options.backend ?? 'cpu';
   const served = info.device.backends.find((b) => b.kind === kind);
   if (served === undefined) {
     throw new RemoteError(`agent ${base.origin} serves ${info.device.backends.map((b) => b.kind).join(', ')}, not ${kind}.`);

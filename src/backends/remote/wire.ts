@@ -5,7 +5,7 @@ import { isDType } from '../../graph/dtype.ts';
 import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../../graph/ir.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../../graph/lifetimes.ts';
 import { parseSchedule, SCHEDULE_FORMS } from '../../graph/schedule.ts';
-import type { ExecuteReport } from '../execute.ts';
+import type { ExecuteReport } from '../execution-report.ts';
 import type { DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import { base64ToBytes, BIG_ENDIAN, bytesToBase64 } from './base64.ts';
@@ -190,7 +190,7 @@ export interface InfoResponse {
 
 export interface JobResponse {
   readonly protocol: number;
-  /** executeGraph's report, as measured on the agent (device: the backend's device()). */
+  /** execute's report, as measured on the agent (device: the backend's device()). */
   readonly report: ExecuteReport;
   readonly device: AgentDevice;
 }

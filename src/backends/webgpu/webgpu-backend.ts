@@ -4,7 +4,7 @@ import { prepareOnDevice, type WebGpuPreparedNetwork } from './network.ts';
 
 export type { WebGpuPreparedNetwork } from './network.ts';
 
-export interface WebGpuBackend extends Backend {
+export interface WebGpuBackend extends Backend<'webgpu'> {
   prepare(request: PrepareRequest): Promise<WebGpuPreparedNetwork>;
 }
 
@@ -17,6 +17,11 @@ export interface WebGpuBackend extends Backend {
 export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
   title: 'WebGPU: WGSL kernels on Dawn (Vulkan; a software driver where there is no GPU)',
+  traces: false,
+  streamsWeights: false,
+  parallelSteps: false,
+  measuresRss: true,
+  runsIn: 'process',
 
   async device(): Promise<DeviceInfo> {
     return (await gpuContext()).info;

@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import type { Argv } from 'yargs';
+import { servedKinds } from '../../backends/registry.ts';
 import { MIN_TOKEN_LENGTH, startAgent } from '../../backends/remote/agent.ts';
 import { UsageError } from '../errors.ts';
 
@@ -36,7 +37,7 @@ export function registerAgent(cli: Argv): Argv {
       y
         .option('listen', { type: 'string', default: '127.0.0.1:7878', describe: 'HOST:PORT to listen on (0.0.0.0:PORT for every interface; port 0 picks a free one)' })
         .option('token', { type: 'string', describe: `shared secret clients send, at least ${MIN_TOKEN_LENGTH} characters (or set ${TOKEN_ENV})` })
-        .option('backends', { type: 'string', default: 'cpu', describe: 'backends to serve, comma-separated (cpu,cpu-parallel,webgpu,browser)' })
+        .option('backends', { type: 'string', default: 'cpu', describe: `backends to serve, comma-separated (${servedKinds().join(',')})` })
         .option('max-job-mb', {
           type: 'number',
           default: 256,

@@ -1,17 +1,16 @@
 import type { Argv } from 'yargs';
 import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
-import { findBackend } from '../../backends/registry.ts';
-import { executeRemote } from '../../backends/remote/remote-executor.ts';
-import { unservedBackend } from '../../backends/remote/served-backends.ts';
-import { executeGraph } from '../../backends/execute.ts';
+import { findBackend, hasCapability, kindsWhere, servedKinds } from '../../backends/registry.ts';
+import { execute } from '../../backends/execute.ts';
+import { execPlacement } from '../exec-placement.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { parseAlignment } from '../alignment-option.ts';
 import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { execBudgeted } from '../exec-budgeted.ts';
-import type { MemoryReport, Timeline } from '../../backends/execute.ts';
+import type { MemoryReport, Timeline } from '../../backends/execution-report.ts';
 import type { ParallelReport } from '../../backends/parallel-report.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
@@ -51,12 +50,12 @@ export function registerExec(cli: Argv): Argv {
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
         .option('backend', {
           type: 'string',
-          describe: 'cpu, cpu-parallel, webgpu, browser (WebGPU in a headless browser), or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential',
+          describe: `${servedKinds().join(', ')} (memplan list backends), or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential; --budget runs ${kindsWhere('streamsWeights').join(', ')}`,
         })
         .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default and most: the number of cores)" })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
         .option('token', { type: 'string', describe: `remote: the token the agent was started with (or set ${TOKEN_ENV}, which keeps it out of the command line)` })
-        .option('remote-backend', { type: 'string', default: 'cpu', describe: "remote: the agent's backend (cpu, cpu-parallel, webgpu, browser)" })
+        .option('remote-backend', { type: 'string', default: 'cpu', describe: `remote: the agent's backend (${servedKinds().join(', ')})` })
         .option('device', { type: 'string', describe: 'remote: a browser that joined the agent as a device (memplan list devices); the job runs there, on its WebGPU' })
         .option('browser', { type: 'string', describe: 'browser: the Chromium-based browser to start, a path or a name on PATH (default: chromium, google-chrome, ... on PATH)' })
         .option('planner', { type: 'string', describe: 'planner id (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })
@@ -97,7 +96,7 @@ export function registerExec(cli: Argv): Argv {
         if (report.matchesUnbudgeted === false) process.exitCode = 1;
         return;
       }
-      if (args.trace !== undefined && !TRACED_BACKENDS.includes(backend)) throw new UsageError(`--trace times the operators of the ${TRACED_BACKENDS.join(', ')} backends; the ${backend} backend cannot.`);
+      if (args.trace !== undefined && !hasCapability(backend, 'traces')) throw new UsageError(`--trace times the operators of the ${kindsWhere('traces').join(', ')} backends; the ${backend} backend cannot.`);
       if (args.browser !== undefined && backend !== 'browser') throw new UsageError(`--browser names the browser of --backend browser; --backend ${backend} starts none.`);
       if (args.device !== undefined && backend !== 'remote') throw new UsageError('--device names a browser that joined a memplan agent; give it with --backend remote --url --token.');
       const common = {
@@ -110,20 +109,8 @@ export function registerExec(cli: Argv): Argv {
         alignment: args.align,
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
-      let report;
-      if (backend === 'remote') {
-        // As the agent reads it: a token in the environment is not in `ps` or the shell history.
-        const token = args.token ?? process.env[TOKEN_ENV];
-        if (args.url === undefined || token === undefined || token === '') throw new UsageError(`--backend remote needs --url http://host:port and --token (or ${TOKEN_ENV}) of a memplan agent.`);
-        if (args.peer) throw new UsageError('--peer times onnxruntime on this machine; it does not combine with --backend remote.');
-        const unserved = args.device === undefined ? unservedBackend(args.remoteBackend) : undefined;
-        if (unserved !== undefined) throw new UsageError(`--remote-backend ${args.remoteBackend}: ${unserved}`);
-        // A device is a browser: it runs the browser backend, whatever --remote-backend says.
-        const target = args.device === undefined ? { backend: args.remoteBackend } : { device: args.device };
-        report = await executeRemote(loaded.graph, { ...common, url: args.url, token, ...target });
-      } else {
-        report = await executeGraph(loaded.graph, { ...common, backend: findBackend(backend), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }), ...(args.browser === undefined ? {} : { browser: args.browser }) });
-      }
+      const { kind, placement } = execPlacement(args, backend);
+      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, ...printed } = report;
       if (args.json) {
@@ -154,15 +141,12 @@ export function registerExec(cli: Argv): Argv {
   );
 }
 
-/** The backends whose operators `--trace` can time (budgeted: the compute and loader threads). */
-const TRACED_BACKENDS = ['cpu', 'cpu-parallel', 'budgeted'];
-
 /**
  * Writes one traced inference as a Perfetto / Chrome trace, atomically, and says so on
  * stderr (stdout may be JSON).
  */
 async function writeTrace(file: string, source: string, report: { readonly planner: string; readonly backend: string; readonly footprint: number; readonly timeline?: Timeline }, json: boolean): Promise<void> {
-  if (report.timeline === undefined) throw new UsageError(`the ${report.backend} backend did not time its operators; --trace runs on ${TRACED_BACKENDS.join(', ')}.`);
+  if (report.timeline === undefined) throw new UsageError(`the ${report.backend} backend did not time its operators; --trace runs on ${kindsWhere('traces').join(', ')}.`);
   const meta = { source, planner: report.planner, backend: report.backend, footprint: report.footprint };
   await writeFileAtomic(file, `${JSON.stringify(runTrace(report.timeline.spans, report.timeline.problem, meta))}\n`);
   const threads = new Set(report.timeline.spans.map((s) => s.thread)).size;
@@ -176,7 +160,7 @@ async function writeTrace(file: string, source: string, report: { readonly plann
 function execBackend(args: ExecArgs): string {
   const parallel = args.workers !== undefined || isParallelSchedule(parseSchedule(args.schedule));
   if (args.backend === undefined) return parallel ? 'cpu-parallel' : 'cpu';
-  const pool = args.backend === 'cpu-parallel' || (args.backend === 'remote' && args.remoteBackend === 'cpu-parallel');
+  const pool = hasCapability(args.backend === 'remote' ? args.remoteBackend : args.backend, 'parallelSteps');
   if (args.workers !== undefined && !pool) throw new UsageError(`--workers sets the threads of the cpu-parallel backend; --backend ${args.backend}${args.backend === 'remote' ? ` --remote-backend ${args.remoteBackend}` : ''} has none.`);
   return args.backend;
 }

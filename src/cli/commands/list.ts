@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { BACKENDS } from '../../backends/registry.ts';
+import { BACKENDS, servedKinds } from '../../backends/registry.ts';
 import { printable } from '../../io/printable.ts';
 import { agentInfo } from '../../backends/remote/remote-executor.ts';
 import { ZOO } from '../../models/zoo.ts';
@@ -78,7 +78,7 @@ async function listBackends(json: boolean): Promise<void> {
   );
   const backends = [
     ...probed,
-    { kind: 'remote', title: 'a `memplan agent` on another machine runs cpu, cpu-parallel, webgpu or browser there, or a browser that joined it as a device (exec --backend remote --url --token [--device ID])', available: null },
+    { kind: 'remote', title: `a \`memplan agent\` on another machine runs ${servedKinds().join(', ')} there, or a browser that joined it as a device (exec --backend remote --url --token [--device ID])`, available: null },
     { kind: 'plan-only', title: 'experiments only: plan and verify, no execution (the default)', available: true },
   ];
   if (json) {

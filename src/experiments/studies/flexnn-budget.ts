@@ -1,14 +1,15 @@
 import { cpuBackend } from '../../backends/cpu/cpu-backend.ts';
 import { executeBudgeted, type BudgetedReport } from '../../backends/budgeted/execute-budgeted.ts';
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
-import { executionRecords, memoryReport, naiveReference, type MemoryReport } from '../../backends/execute.ts';
+import { executionRecords, naiveReference } from '../../backends/isolation/execute-isolated.ts';
+import { memoryReport, type MemoryReport } from '../../backends/execution-report.ts';
 import { measureIsolated } from '../../backends/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
 import { loadSource } from '../../io/source.ts';
 import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { planOf } from '../../planners/fixed-planner.ts';
+import { planOf } from '../../planners/plan-handover.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
 import { ExperimentError } from '../config.ts';

@@ -3,6 +3,10 @@ import { findPlanner, UnknownPlannerError } from '../../planners/registry.ts';
 import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
+import { kindsWhere, type BackendKind } from '../../backends/registry.ts';
+
+/** What a row runs on: the sequential CPU, or a backend that runs a step's operators at once. */
+const ROW_BACKENDS: readonly BackendKind[] = ['cpu', ...kindsWhere('parallelSteps')];
 
 /**
  * The file of the parallel-groups study (experiments/parallel-groups.json): the MindSpore
@@ -42,7 +46,8 @@ export interface GroupsRow {
   readonly label: string;
   readonly schedule: Schedule;
   readonly planner: string;
-  readonly backend: 'cpu' | 'cpu-parallel';
+  /** One of ROW_BACKENDS. */
+  readonly backend: BackendKind;
   /** A row of ours beside the thesis' (not in its table). */
   readonly extra: boolean;
 }
@@ -116,7 +121,7 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
       label: j.string(spec.label, `${path}.label`),
       schedule: schedule(spec.schedule, `${path}.schedule`),
       planner: planner(spec.planner, `${path}.planner`),
-      backend: j.choice(spec.backend, `${path}.backend`, ['cpu', 'cpu-parallel'] as const),
+      backend: j.choice(spec.backend, `${path}.backend`, ROW_BACKENDS),
       extra: spec.extra === undefined ? false : j.boolean(spec.extra, `${path}.extra`),
     };
   });

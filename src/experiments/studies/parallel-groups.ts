@@ -1,7 +1,9 @@
 import { lowerBounds } from '../../core/bounds.ts';
 import { naiveFootprint } from '../../core/problem.ts';
 import type { Backend } from '../../backends/backend.ts';
-import { executeGraph, naiveReference, type ExecuteReport } from '../../backends/execute.ts';
+import { execute } from '../../backends/execute.ts';
+import { naiveReference } from '../../backends/isolation/execute-isolated.ts';
+import type { ExecuteReport } from '../../backends/execution-report.ts';
 import { findBackend } from '../../backends/registry.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
@@ -19,7 +21,7 @@ import { parseParallelGroups, type GroupsNetwork, type ParallelGroupsConfig } fr
  * section 5): every network under every row of the thesis' table (a schedule, a planner, a
  * backend: one operator at a time, or a step's operators at once on the worker pool), a
  * sweep of the number of groups on one network, and what a WebGPU adapter makes of the
- * same schedules. Every cell is one measured execution (executeGraph: the plan verified,
+ * same schedules. Every cell is one measured execution (execute: the plan verified,
  * run in a process of its own, memory measured there), its outputs checked bit for bit
  * against the network's naive sequential run, which runs once per network and backend.
  */
@@ -128,7 +130,7 @@ async function runStudy(config: ParallelGroupsConfig, store: ResultStore, option
     let result: GroupsCell;
     try {
       const reference = await referenceOf(references, source, graph, backend, common);
-      const report = await executeGraph(graph, {
+      const report = await execute(graph, {
         ...common,
         planner: findPlanner(cell.planner),
         repetitions,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { browserBackend } from '../../../src/backends/browser/browser-backend.ts';
-import { executeGraph } from '../../../src/backends/execute.ts';
+import { execute } from '../../../src/backends/execute.ts';
 import { findBackend } from '../../../src/backends/registry.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
@@ -19,7 +19,7 @@ describe.skipIf(browser === undefined)('the browser backend (headless Chromium o
   it('runs BlazeFace inside a shared-objects plan (a buffer per object): outputs bit-identical to the naive plan run in the same page; adapter, latency and GPU buffers reported', async () => {
     const graph = buildZooModel('zoo:blazeface');
     const planner = findPlanner('shared-objects/greedy-by-size-improved');
-    const report = await executeGraph(graph, { backend: browserBackend, planner, repetitions: 3, warmup: 1, seed: 1 });
+    const report = await execute(graph, { backend: browserBackend, planner, repetitions: 3, warmup: 1, seed: 1 });
     expect(report).toMatchObject({ backend: 'browser', planner: planner.id, matchesNaive: true });
     const { device, memory } = report;
     expect(device).toMatchObject({ backend: 'browser', browser: { executable: browser } });
@@ -43,7 +43,7 @@ describe.skipIf(browser === undefined)('the browser backend (headless Chromium o
 
   it('says which browser it could not start, in one sentence', async () => {
     const graph = buildZooModel('zoo:blazeface');
-    await expect(executeGraph(graph, { backend: browserBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1, browser: '/nonexistent/chromium' })).rejects.toThrow(
+    await expect(execute(graph, { backend: browserBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 }, { on: 'page', browser: '/nonexistent/chromium' })).rejects.toThrow(
       /^the browser "\/nonexistent\/chromium" is not an executable file, nor a program on PATH\.$/,
     );
   });

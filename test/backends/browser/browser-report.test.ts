@@ -3,7 +3,7 @@ import { browserReport } from '../../../src/backends/browser/browser-report.ts';
 import { decodePageResult } from '../../../src/backends/browser/protocol.ts';
 import { pageResult } from './hub-helpers.ts';
 
-describe("a page's result as executeGraph's report", () => {
+describe("a page's result as execute's report", () => {
   it('summarizes latency as every backend does, and the GPU clock where every inference has it', () => {
     const report = browserReport(pageResult(5), { footprint: 1024, seed: 1 });
     expect(report).toMatchObject({ backend: 'browser', planner: 'offsets/greedy-by-size', footprint: 1024, matchesNaive: true });

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserFlags } from '../../../src/backends/browser/launch.ts';
 import { startAgent, type RunningAgent } from '../../../src/backends/remote/agent.ts';
-import { executeRemote, RemoteError } from '../../../src/backends/remote/remote-executor.ts';
+import { RemoteError } from '../../../src/backends/remote/remote-executor.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { memplan } from '../../cli/run-memplan.ts';
-import { TOKEN } from '../remote/helpers.ts';
+import { TOKEN, onAgent } from '../remote/helpers.ts';
 import { testBrowser } from './browser-available.ts';
 
 const executable = testBrowser('test/backends/browser/device-page.test.ts');
@@ -50,7 +50,7 @@ describe.skipIf(executable === undefined)('the device page (a second browser joi
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`^${id} +test phone +\\S`, 'm'));
 
-    const report = await executeRemote(buildZooModel('zoo:blazeface'), {
+    const report = await onAgent(buildZooModel('zoo:blazeface'), {
       url: agent.url,
       token: TOKEN,
       device: id,
@@ -70,7 +70,7 @@ describe.skipIf(executable === undefined)('the device page (a second browser joi
 
   it('a device that disconnects in the middle of a job: the client gets a clear error at once, not a hang', async () => {
     const { page, id } = await joinedPage();
-    const job = executeRemote(buildZooModel('zoo:blazeface'), {
+    const job = onAgent(buildZooModel('zoo:blazeface'), {
       url: agent.url,
       token: TOKEN,
       device: id,
@@ -97,7 +97,7 @@ describe.skipIf(executable === undefined)('the device page (a second browser joi
   it('a job for a device that is not connected, or for an agent without devices, is refused with a sentence', async () => {
     const graph = buildZooModel('zoo:blazeface');
     const options = { url: agent.url, token: TOKEN, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 };
-    await expect(executeRemote(graph, { ...options, device: 'd404' })).rejects.toThrow(/has no device d404/);
-    await expect(executeRemote(graph, { ...options, device: 'd1', backend: 'cpu' })).rejects.toThrow(/is a browser; it runs the browser backend, not cpu/);
+    await expect(onAgent(graph, { ...options, device: 'd404' })).rejects.toThrow(/has no device d404/);
+    await expect(onAgent(graph, { ...options, device: 'd1', backend: 'cpu' })).rejects.toThrow(/is a browser; it runs the browser backend, not cpu/);
   });
 });

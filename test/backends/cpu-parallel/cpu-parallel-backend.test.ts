@@ -10,7 +10,7 @@ import { plannedProblem } from '../../../src/graph/lifetimes.ts';
 import type { Schedule } from '../../../src/graph/schedule.ts';
 import { NetworkBuilder } from '../../../src/models/builder.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
-import { fixedPlanner } from '../../../src/planners/fixed-planner.ts';
+import { verifyReceived } from '../../../src/planners/plan-handover.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 
@@ -85,7 +85,7 @@ describe('the cpu-parallel backend', () => {
     const naive = planAndVerify(findPlanner('offsets/naive'), problem, { alignment: 64 });
     const offsets = [...naive.offsets];
     offsets[problem.records.findIndex((r) => r.id === right)] = offsets[problem.records.findIndex((r) => r.id === left)];
-    const planted = planAndVerify(fixedPlanner('planted', { approach: 'offsets', offsets, footprint: naive.footprint }), problem, { alignment: 64 });
+    const planted = verifyReceived({ planner: 'planted', plan: { approach: 'offsets', offsets, footprint: naive.footprint } }, problem, 64);
     expect(planted.valid).toBe(false);
     for (const workers of [1, 2]) {
       const prepared = await cpuParallelBackend.prepare({ graph: planned, problem, plan: planted, steps, workers });

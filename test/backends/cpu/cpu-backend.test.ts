@@ -5,7 +5,9 @@ import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm-simd.ts'
 import { relativeError, runOnnxRuntime } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
-import { bitIdentical, executeGraph, executionRecords, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
+import { execute } from '../../../src/backends/execute.ts';
+import { executionRecords } from '../../../src/backends/isolation/execute-isolated.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { streamSeededWeights } from '../../../src/graph/seeded-weights.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
@@ -99,8 +101,8 @@ describe('the CPU backend', () => {
     expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-4);
   }, 60_000);
 
-  it('reports latency, memory and the proof against naive through executeGraph', async () => {
-    const report = await executeGraph(buildZooModel('zoo:blazeface'), {
+  it('reports latency, memory and the proof against naive through execute', async () => {
+    const report = await execute(buildZooModel('zoo:blazeface'), {
       backend: cpuBackend,
       planner: findPlanner('offsets/greedy-by-size'),
       repetitions: 3,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { bitIdentical, executeGraph, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
+import { execute } from '../../../src/backends/execute.ts';
 import { jobNetwork } from '../../../src/backends/isolation/measure-job.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
-import { planOf } from '../../../src/planners/fixed-planner.ts';
+import { planOf } from '../../../src/planners/plan-handover.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
@@ -34,10 +35,10 @@ describe('running the planned order', () => {
     expect(bitIdentical(reordered.outputs, given.outputs)).toBe(true);
   });
 
-  it('executeGraph runs the graph the records come from (fused and reordered) in its measured process, and it matches naive', async () => {
+  it('execute runs the graph the records come from (fused and reordered) in its measured process, and it matches naive', async () => {
     const records: RecordOptions = { order: 'memory-aware', fuseActivations: true };
     const planner = findPlanner('offsets/greedy-by-size');
-    const report = await executeGraph(interleavedBranches(), { backend: cpuBackend, planner, repetitions: 1, warmup: 0, seed: 1, records });
+    const report = await execute(interleavedBranches(), { backend: cpuBackend, planner, repetitions: 1, warmup: 0, seed: 1, records });
     // What that process derives from the job and hands its backend: the planned graph.
     const expected = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4, scratch: true });
     const plan = planAndVerify(planner, expected.problem, { alignment: 4 });

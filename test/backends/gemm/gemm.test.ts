@@ -16,7 +16,7 @@ import { emptyProduct, writeInputs } from '../../../src/backends/gemm/matrix-fil
 import { plannedSchedule } from '../../../src/backends/gemm/planned-schedule.ts';
 import { finishedProduct, runGemm } from '../../../src/backends/gemm/run-gemm.ts';
 import type { GemmSchedule } from '../../../src/backends/gemm/schedule.ts';
-import { planOf } from '../../../src/planners/fixed-planner.ts';
+import { planOf } from '../../../src/planners/plan-handover.ts';
 
 const shape = gemmShape(128, 32);
 const TILE = shape.tileBytes;

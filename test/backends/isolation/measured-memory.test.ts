@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { packedLength } from '../../../src/backends/cpu/kernels/gemm.ts';
-import { executeGraph, type ExecuteOptions } from '../../../src/backends/execute.ts';
+import { execute } from '../../../src/backends/execute.ts';
+import type { ExecuteOptions } from '../../../src/backends/execute-options.ts';
 import { NetworkBuilder } from '../../../src/models/builder.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 
@@ -32,8 +33,8 @@ function twoBigTensors() {
 describe('memory measured in an isolated process', () => {
   it('sees a planted 64 MiB buffer twice under naive and once in an arena, as planned', async () => {
     const graph = twoBigTensors();
-    const naive = await executeGraph(graph, options('shared-objects/naive'));
-    const arena = await executeGraph(graph, options('offsets/greedy-by-size'));
+    const naive = await execute(graph, options('shared-objects/naive'));
+    const arena = await execute(graph, options('offsets/greedy-by-size'));
     expect(naive.memory.planned).toBeGreaterThan(128 * MiB);
     expect(naive.memory.intermediates).toBe(naive.memory.planned);
     expect(arena.memory.planned).toBeLessThan(65 * MiB);
@@ -63,7 +64,7 @@ describe('memory measured in an isolated process', () => {
     const x = b.input('in', [1, 4, 4, 1000]);
     const y = b.conv('pw', x, { out: 300, kernel: 1 });
     const graph = b.build([b.conv('dw', y, { out: 8, kernel: 3 })]);
-    const report = await executeGraph(graph, options('offsets/greedy-by-size', { verifyByExecution: true }));
+    const report = await execute(graph, options('offsets/greedy-by-size', { verifyByExecution: true }));
     expect(report.matchesNaive).toBe(true);
     // Both convolutions pack their weights into GEMM panels of 8 columns (k = kh*kw*cin),
     // each bias padded to whole panels; the raw OHWI weights are never held.

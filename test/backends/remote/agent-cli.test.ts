@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeRemote } from '../../../src/backends/remote/remote-executor.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { executeGraph } from '../../../src/backends/execute.ts';
+import { execute } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { memplan, memplanWithEnv, ROOT, userErrorLine } from '../../cli/run-memplan.ts';
-import { raw, TOKEN } from './helpers.ts';
+import { raw, TOKEN, onAgent } from './helpers.ts';
 
 /** `memplan agent` as a user starts it: `node bin/memplan.js agent ...`, a process of its own on loopback. */
 const BIN = 'bin/memplan.js';
@@ -64,8 +63,8 @@ describe('memplan agent (a real agent process on loopback)', () => {
   it('runs a job: the footprint and the proof against naive match a local run on zoo:blazeface', async () => {
     const graph = buildZooModel('zoo:blazeface');
     const options = { planner: findPlanner('offsets/greedy-by-size'), repetitions: 3, warmup: 1, seed: 1, alignment: 64 };
-    const remote = await executeRemote(graph, { url: agent.url, token: TOKEN, ...options });
-    const local = await executeGraph(graph, { backend: cpuBackend, ...options });
+    const remote = await onAgent(graph, { url: agent.url, token: TOKEN, ...options });
+    const local = await execute(graph, { backend: cpuBackend, ...options });
     expect(remote).toMatchObject({ backend: 'cpu', footprint: local.footprint, matchesNaive: true });
     expect(remote.device).toMatchObject({ remote: { url: agent.url } });
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../../src/backends/remote/agent.ts';
-import { agentInfo, executeRemote, RemoteError } from '../../../src/backends/remote/remote-executor.ts';
+import { agentInfo, RemoteError } from '../../../src/backends/remote/remote-executor.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { FakeDevice, pageResult } from '../browser/hub-helpers.ts';
-import { TOKEN, tinyGraph } from './helpers.ts';
+import { TOKEN, tinyGraph, onAgent } from './helpers.ts';
 
 /**
  * `memplan agent --devices` with a device page played in Node (FakeDevice): the agent's side
@@ -26,7 +26,7 @@ describe('an agent with devices', () => {
     try {
       const info = await agentInfo(agent.url, TOKEN);
       expect(info.devices).toMatchObject([{ id: device.id, name: 'fake phone', requiredAlignment: 256 }]);
-      const running = executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
+      const running = onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
       const number = await device.nextJob();
       const job = (await (await device.fetchJob(number)).json()) as { run: { backend: string; device: string }; plan: { alignment: number; footprint: number } };
       expect(job.run).toMatchObject({ backend: 'browser', device: device.id, repetitions: 2 });
@@ -44,7 +44,7 @@ describe('an agent with devices', () => {
 
   it('a device that disconnects in the middle of a job: the client gets 502 and a sentence naming it', async () => {
     const device = await FakeDevice.join(agent.url, 'PAIRME2345');
-    const running = executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
+    const running = onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
     running.catch(() => undefined);
     await device.fetchJob(await device.nextJob());
     device.leave();
@@ -60,14 +60,14 @@ describe('an agent with devices', () => {
   it("a page's failure is the job's (500); a device that is gone or never was is named (404)", async () => {
     const device = await FakeDevice.join(agent.url, 'PAIRME2345');
     try {
-      const running = executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
+      const running = onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: device.id, ...options });
       running.catch(() => undefined);
       await device.answer(await device.nextJob(), { error: 'out of GPU memory' });
       await expect(running).rejects.toThrow(/could not run the job for tiny \(500\): device d\d+ \(fake phone\) could not run the job: out of GPU memory\./);
     } finally {
       device.leave();
     }
-    await expect(executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd77', ...options })).rejects.toThrow(/has no device d77; connected: |has no device d77; no device is connected/);
+    await expect(onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd77', ...options })).rejects.toThrow(/has no device d77; connected: |has no device d77; no device is connected/);
   });
 
   it('the device page needs no token, the device API the pairing code; the agent API still needs the token', async () => {
@@ -82,7 +82,7 @@ describe('an agent without devices', () => {
     const agent = await startAgent({ token: TOKEN });
     try {
       expect((await fetch(`${agent.url}/device`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
-      await expect(executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd1', planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(/serves no devices; start it with --devices/);
+      await expect(onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd1', planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(/serves no devices; start it with --devices/);
     } finally {
       await agent.close();
     }

@@ -1,13 +1,13 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../../src/backends/remote/agent.ts';
-import { agentInfo, executeRemote, RemoteError } from '../../../src/backends/remote/remote-executor.ts';
+import { agentInfo, RemoteError } from '../../../src/backends/remote/remote-executor.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { executeGraph } from '../../../src/backends/execute.ts';
+import { execute } from '../../../src/backends/execute.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { interleavedBranches } from '../../fixtures/graphs.ts';
-import { jobRequest, raw, TOKEN, tinyGraph, waitFor } from './helpers.ts';
+import { jobRequest, raw, TOKEN, tinyGraph, waitFor, onAgent } from './helpers.ts';
 
 /**
  * A real agent on loopback, started in this process; every job runs in the agent's own
@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const tiny = (url: string, extra: { repetitions?: number; timeoutSeconds?: number } = {}) =>
-  executeRemote(tinyGraph(), { url, token: TOKEN, planner: findPlanner('offsets/greedy-by-size'), repetitions: 2, warmup: 1, seed: 1, ...extra });
+  onAgent(tinyGraph(), { url, token: TOKEN, planner: findPlanner('offsets/greedy-by-size'), repetitions: 2, warmup: 1, seed: 1, ...extra });
 
 /** The RemoteError a promise rejects with. */
 async function remoteError(promise: Promise<unknown>): Promise<RemoteError> {
@@ -47,10 +47,10 @@ describe('a remote job', () => {
     const options = (id: string) => ({ planner: findPlanner(id), repetitions: 3, warmup: 1, seed: 1, alignment: 64 });
     const before = agent.counters().completed;
     // Both at once: the agent runs them one after the other and answers each.
-    const remotes = await Promise.all(ids.map((id) => executeRemote(graph, { url: agent.url, token: TOKEN, ...options(id) })));
+    const remotes = await Promise.all(ids.map((id) => onAgent(graph, { url: agent.url, token: TOKEN, ...options(id) })));
     expect(agent.counters().completed).toBe(before + 2);
     for (const [k, id] of ids.entries()) {
-      const [remote, local] = [remotes[k], await executeGraph(graph, { backend: cpuBackend, ...options(id) })];
+      const [remote, local] = [remotes[k], await execute(graph, { backend: cpuBackend, ...options(id) })];
       expect(remote).toMatchObject({ backend: 'cpu', planner: id, footprint: local.footprint, matchesNaive: true });
       expect(local.matchesNaive).toBe(true);
       expect(remote.latencyMs.runs).toBe(3);
@@ -62,8 +62,8 @@ describe('a remote job', () => {
 
   it('runs the order it was planned for: a fused, memory-aware network gives the local footprint and matches naive', async () => {
     const options = { planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1, records: { fuseActivations: true, order: 'memory-aware' as const } };
-    const remote = await executeRemote(interleavedBranches(), { url: agent.url, token: TOKEN, ...options });
-    const local = await executeGraph(interleavedBranches(), { backend: cpuBackend, ...options });
+    const remote = await onAgent(interleavedBranches(), { url: agent.url, token: TOKEN, ...options });
+    const local = await execute(interleavedBranches(), { backend: cpuBackend, ...options });
     expect(remote).toMatchObject({ footprint: local.footprint, matchesNaive: true });
   });
 
@@ -86,7 +86,7 @@ describe('the agent refuses', () => {
       expect((await raw(agent.url, '/v1/info', { token })).status).toBe(401);
     }
     expect((await remoteError(agentInfo(agent.url, 'wrong-token-0123456789abcdef'))).message).toBe(`agent ${agent.url} refused the token (401): the token is wrong.`);
-    expect((await remoteError(executeRemote(tinyGraph(), { url: agent.url, token: 'nope', planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }))).status).toBe(401);
+    expect((await remoteError(onAgent(tinyGraph(), { url: agent.url, token: 'nope', planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }))).status).toBe(401);
     expect(agent.counters().started).toBe(before);
   });
 
@@ -99,7 +99,7 @@ describe('the agent refuses', () => {
     expect(streamed.status).toBe(413);
     expect(streamed.json?.error).toBe("the job is larger than the agent's limit of 0.3 MiB (262144 bytes).");
     // The client knows the limit from /v1/info and does not send at all.
-    const error = await remoteError(executeRemote(buildZooModel('zoo:blazeface'), { url: strict.url, token: TOKEN, planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }));
+    const error = await remoteError(onAgent(buildZooModel('zoo:blazeface'), { url: strict.url, token: TOKEN, planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }));
     expect(error.status).toBe(413);
     expect(error.message).toMatch(/^the job for blazeface is 0\.\d MiB, more than the 0\.3 MiB agent http:\/\/127\.0\.0\.1:\d+ takes \(raise its --max-job-mb\)\.$/);
     expect(strict.counters().started).toBe(0);
@@ -124,8 +124,8 @@ describe('the agent refuses', () => {
     expect(await bad({ ...request, run: { ...request.run, backend: 'tpu' } })).toBe('this agent serves cpu; the job asks for "tpu".');
     expect(agent.counters().started).toBe(before);
     // The client passes the sentence on.
-    const error = await remoteError(executeRemote(tinyGraph(), { url: agent.url, token: TOKEN, backend: 'tpu', planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }));
-    expect(error.message).toBe(`agent ${agent.url} serves cpu, not tpu.`);
+    const error = await remoteError(onAgent(tinyGraph(), { url: agent.url, token: TOKEN, backend: 'webgpu', planner: findPlanner('offsets/naive'), repetitions: 1, warmup: 0, seed: 1 }));
+    expect(error.message).toBe(`agent ${agent.url} serves cpu, not webgpu.`);
   });
 
   it('other paths and methods', async () => {

@@ -1,9 +1,12 @@
 import { request } from 'node:http';
 import { encodeJob, wirePlan, type JobRequest, type WireRunOptions } from '../../../src/backends/remote/wire.ts';
-import { weightedGraph } from '../../../src/backends/execute.ts';
+import { weightedGraph } from '../../../src/backends/run-data.ts';
 import type { Graph, Node, Tensor } from '../../../src/graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import { findBackend } from '../../../src/backends/registry.ts';
+import { execute } from '../../../src/backends/execute.ts';
+import type { ExecuteOptions } from '../../../src/backends/execute-options.ts';
+import type { ExecuteReport } from '../../../src/backends/execution-report.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 
@@ -134,4 +137,17 @@ export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', ru
   const verified = planAndVerify(findPlanner(planner), problem, { alignment });
   const plan = wirePlan(verified, problem, alignment);
   return JSON.parse(encodeJob({ graph, records: planned, plan, run: { backend: 'cpu', repetitions: 2, warmup: 1, seed: 1, verifyByExecution: true, ...run } }));
+}
+
+/**
+ * A job placed on an agent, its options written as a client of the agent thinks of them: the
+ * agent, the kind of its backend (default cpu; browser with a device) and the job.
+ */
+export function onAgent(
+  graph: Graph,
+  options: Omit<ExecuteOptions, 'backend'> & { readonly url: string; readonly token: string; readonly backend?: string; readonly device?: string; readonly timeoutSeconds?: number },
+): Promise<ExecuteReport> {
+  const { url, token, backend, device, timeoutSeconds, ...job } = options;
+  const placement = { on: 'agent' as const, url, token, ...(device === undefined ? {} : { device }), ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }) };
+  return execute(graph, { ...job, backend: findBackend(backend ?? (device === undefined ? 'cpu' : 'browser')) }, placement);
 }

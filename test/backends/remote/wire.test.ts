@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGraph, checkJob } from '../../../src/backends/remote/check-job.ts';
 import { decodeGraph, decodeJob, decodeTypedArray, encodeGraph, encodeJob, encodeTypedArray, jobRecordOptions, PROTOCOL_VERSION, WireError, wirePlan } from '../../../src/backends/remote/wire.ts';
-import { weightedGraph } from '../../../src/backends/execute.ts';
+import { weightedGraph } from '../../../src/backends/run-data.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { graphToProblem, plannedGraphOptions, plannedProblem } from '../../../src/graph/lifetimes.ts';
@@ -144,7 +144,7 @@ describe('the checks before a job runs', () => {
   });
 
   it('re-derives the steps of a scheduled job from the planned graph it is sent: same records, same plan', () => {
-    // As executeRemote sends it: the planned graph, laid out step by step, and its record options.
+    // As the agent placement sends it: the planned graph, laid out step by step, and its record options.
     const records = { schedule: 'levels' as const, order: 'memory-aware' as const };
     const planned = plannedProblem(weightedGraph(interleavedBranches(), 'seeded', 1), { ...records, elementSize: 4 });
     const plan = wirePlan(planAndVerify(findPlanner('offsets/greedy-by-size'), planned.problem, { alignment: 64 }), planned.problem, 64);

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../../src/backends/backend.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { bitIdentical, executeGraph, executionRecords, seededInputs, weightedGraph } from '../../../src/backends/execute.ts';
+import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
+import { execute } from '../../../src/backends/execute.ts';
+import { executionRecords } from '../../../src/backends/isolation/execute-isolated.ts';
 import { relativeError } from '../../../src/backends/onnxruntime/onnxruntime-peer.ts';
 import { gpuContext } from '../../../src/backends/webgpu/device.ts';
 import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
@@ -134,8 +136,8 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     wall.destroy();
   });
 
-  it('reports latency, memory and the proof against naive through executeGraph', async () => {
-    const report = await executeGraph(buildZooModel('zoo:blazeface'), { backend: webgpuBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 3, warmup: 1, seed: 1 });
+  it('reports latency, memory and the proof against naive through execute', async () => {
+    const report = await execute(buildZooModel('zoo:blazeface'), { backend: webgpuBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 3, warmup: 1, seed: 1 });
     expect(report).toMatchObject({ backend: 'webgpu', planner: 'offsets/greedy-by-size', matchesNaive: true, device: { backend: 'webgpu' } });
     expect(report.latencyMs.runs).toBe(3);
     expect(report.footprint % (await webgpuBackend.requiredAlignment())).toBeLessThan(report.footprint);

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { MemoryReport } from '../../../src/backends/execute.ts';
+import type { MemoryReport } from '../../../src/backends/execution-report.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
 import type { FlexnnBudgetConfig } from '../../../src/experiments/studies/flexnn-budget-config.ts';
 import type { BudgetCell, Method } from '../../../src/experiments/studies/flexnn-budget.ts';

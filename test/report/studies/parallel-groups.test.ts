@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ExecuteReport } from '../../../src/backends/execute.ts';
+import type { ExecuteReport } from '../../../src/backends/execution-report.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
 import { parallelGroupsStudy, type GroupsCell } from '../../../src/experiments/studies/parallel-groups.ts';
 import type { ParallelGroupsConfig } from '../../../src/experiments/studies/parallel-groups-config.ts';
