@@ -6,7 +6,12 @@
  * timed after the same warm-up. Ratios are measured in one run; compare builds on one
  * machine, and run it on a quiet one.
  *
- *   npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N]
+ *   npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N]
+ *
+ * --runs N (default 1) measures each network N times, each time in a fresh process and with
+ * onnxruntime timed again beside it: processes of one build differ (one measured ResNet-152
+ * ratio moved from 3.5 to 4.4 between runs), so comparing two builds needs several per side.
+ * The table then gives the median ratio and its min-max over the runs; memory is the first run's.
  *
  * stdout: a table; stderr: progress. bench/out/executor.csv: every row. Exit code 2 on bad
  * arguments.
@@ -14,7 +19,7 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
-import { geometricMean } from 'simple-statistics';
+import { geometricMean, median } from 'simple-statistics';
 import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
 import { execute } from '../src/backends/execute.ts';
 import { writeFileAtomic } from '../src/io/atomic-write.ts';
@@ -24,7 +29,7 @@ import { accounted } from '../src/report/memory-table.ts';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const OUT_CSV = join(REPO_ROOT, 'bench', 'out', 'executor.csv');
-const USAGE = 'usage: npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N]';
+const USAGE = 'usage: npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N]';
 const MIB = 2 ** 20;
 
 function refuse(message: string): never {
@@ -32,23 +37,23 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-function parse(args: readonly string[]): { networks: string[]; repetitions: number; warmup: number } {
+function parse(args: readonly string[]): { networks: string[]; repetitions: number; warmup: number; runs: number } {
   const networks: string[] = [];
-  let repetitions = 10;
-  let warmup = 5;
+  const counts = { '--repetitions': 10, '--warmup': 5, '--runs': 1 };
   for (let k = 0; k < args.length; k += 2) {
     const [flag, value] = [args[k], args[k + 1]];
-    if (!['--network', '--repetitions', '--warmup'].includes(flag)) refuse(`unknown argument "${flag}".`);
+    if (flag !== '--network' && !(flag in counts)) refuse(`unknown argument "${flag}".`);
     if (value === undefined) refuse(`${flag} needs a value.`);
-    if (flag === '--network') networks.push(value);
-    else if (flag === '--repetitions' || flag === '--warmup') {
-      const n = Number(value);
-      if (!Number.isSafeInteger(n) || n < (flag === '--repetitions' ? 1 : 0)) refuse(`${flag} must be a whole number${flag === '--repetitions' ? ' >= 1' : ' >= 0'}, got ${value}.`);
-      if (flag === '--repetitions') repetitions = n;
-      else warmup = n;
+    if (flag === '--network') {
+      networks.push(value);
+      continue;
     }
+    const least = flag === '--warmup' ? 0 : 1;
+    const n = Number(value);
+    if (!Number.isSafeInteger(n) || n < least) refuse(`${flag} must be a whole number >= ${least}, got ${value}.`);
+    counts[flag as keyof typeof counts] = n;
   }
-  return { networks, repetitions, warmup };
+  return { networks, repetitions: counts['--repetitions'], warmup: counts['--warmup'], runs: counts['--runs'] };
 }
 
 const options = parse(process.argv.slice(2));
@@ -58,19 +63,24 @@ if (chosen.length === 0) refuse(`no zoo network matches ${options.networks.join(
 const planner = findPlanner('offsets/greedy-by-size');
 const rows: (string | number)[][] = [];
 const ratios: number[] = [];
-process.stdout.write('| network | ours ms | onnxruntime ms | ours / onnxruntime | planned + weights + io MiB | peak − baseline MiB | rest MiB | runtime MiB | explained |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n');
+process.stdout.write('| network | ours ms | onnxruntime ms | ours / onnxruntime | min–max over runs | planned + weights + io MiB | peak − baseline MiB | rest MiB | runtime MiB | explained |\n|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n');
 for (const model of chosen) {
-  process.stderr.write(`bench:executor: ${model.name}\n`);
-  const report = await execute(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false });
-  const peer = report.peer!;
-  const m = report.memory;
+  const reports = [];
+  for (let run = 1; run <= options.runs; run++) {
+    process.stderr.write(`bench:executor: ${model.name}${options.runs > 1 ? ` (run ${run} of ${options.runs})` : ''}\n`);
+    reports.push(await execute(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false }));
+  }
+  const runRatios = reports.map((r) => r.peer!.ratio);
+  const ratio = median(runRatios);
+  const m = reports[0].memory;
   const held = m.planned + m.weights + m.io;
-  ratios.push(peer.ratio);
-  const row = [model.name, report.latencyMs.median, peer.latencyMs.median, peer.ratio, held / MIB, m.peakRssDelta / MIB, m.rest / MIB, (m.runtime ?? NaN) / MIB, String(accounted(m))];
-  rows.push(row);
-  const [name, ours, theirs, ratio, heldMib, delta, rest, runtime, explained] = row as [string, number, number, number, number, number, number, number, string];
-  process.stdout.write(`| ${name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${ratio.toFixed(2)} | ${heldMib.toFixed(2)} | ${delta.toFixed(2)} | ${rest.toFixed(2)} | ${runtime.toFixed(2)} | ${explained} |\n`);
+  ratios.push(ratio);
+  const ours = median(reports.map((r) => r.latencyMs.median));
+  const theirs = median(reports.map((r) => r.peer!.latencyMs.median));
+  const spread = `${Math.min(...runRatios).toFixed(2)}–${Math.max(...runRatios).toFixed(2)}`;
+  rows.push([model.name, ours, theirs, ratio, Math.min(...runRatios), Math.max(...runRatios), options.runs, held / MIB, m.peakRssDelta / MIB, m.rest / MIB, (m.runtime ?? NaN) / MIB, String(accounted(m))]);
+  process.stdout.write(`| ${model.name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${ratio.toFixed(2)} | ${spread} | ${(held / MIB).toFixed(2)} | ${(m.peakRssDelta / MIB).toFixed(2)} | ${(m.rest / MIB).toFixed(2)} | ${((m.runtime ?? NaN) / MIB).toFixed(2)} | ${String(accounted(m))} |\n`);
 }
-process.stdout.write(`\nGeometric mean of ours / onnxruntime: ${geometricMean(ratios).toFixed(2)} over ${ratios.length} networks (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians).\n`);
-await writeFileAtomic(OUT_CSV, stringify([['network', 'ours_ms', 'onnxruntime_ms', 'ratio', 'held_mib', 'peak_delta_mib', 'rest_mib', 'runtime_mib', 'explained'], ...rows]));
+process.stdout.write(`\nGeometric mean of ours / onnxruntime: ${geometricMean(ratios).toFixed(2)} over ${ratios.length} networks (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians; ${options.runs} run${options.runs === 1 ? '' : 's'} per network, the median ratio).\n`);
+await writeFileAtomic(OUT_CSV, stringify([['network', 'ours_ms', 'onnxruntime_ms', 'ratio', 'ratio_min', 'ratio_max', 'runs', 'held_mib', 'peak_delta_mib', 'rest_mib', 'runtime_mib', 'explained'], ...rows]));
 process.stderr.write(`bench:executor: wrote ${OUT_CSV}\n`);

@@ -29,6 +29,8 @@ describe('npm run bench:exact, bench:gemm and bench:executor: bad arguments', ()
     ['bench/executor.bench.ts', ['--repetitions', '0'], 'bench:executor: --repetitions must be a whole number >= 1, got 0.'],
     ['bench/executor.bench.ts', ['--fast'], 'bench:executor: unknown argument "--fast".'],
     ['bench/executor.bench.ts', ['--warmup'], 'bench:executor: --warmup needs a value.'],
+    ['bench/executor.bench.ts', ['--runs', '0'], 'bench:executor: --runs must be a whole number >= 1, got 0.'],
+    ['bench/executor.bench.ts', ['--warmup', '-1'], 'bench:executor: --warmup must be a whole number >= 0, got -1.'],
   ])('%s %j', async (script, args, sentence) => {
     const run = await bench(script, ...args);
     expect(run.status).toBe(2);
