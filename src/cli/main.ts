@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
@@ -50,7 +51,7 @@ export async function main(argv: string[]): Promise<void> {
     .strict()
     .demandCommand(1, NO_COMMAND)
     .help()
-    .version(false)
+    .version(versionLine())
     .fail((message, error, context) => {
       if (error) throw error;
       // A command line yargs rejects: the usage of that command, then one sentence.
@@ -101,3 +102,12 @@ function exitSoon(graceMs = 2000): void {
 }
 
 await main(hideBin(process.argv));
+
+/**
+ * `memplan --version`: the package's version and the Node it runs on (results depend on
+ * both). package.json lies two folders up from this module, in src/ and in dist/ alike.
+ */
+function versionLine(): string {
+  const { name, version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  return `${name} ${version} (node ${process.version})`;
+}

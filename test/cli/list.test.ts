@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'vitest';
 import { BACKENDS } from '../../src/backends/registry.ts';
 import { memplan } from './run-memplan.ts';
@@ -88,6 +89,13 @@ describe.concurrent('a command line that lacks what it needs', () => {
     expect(run.stderr).toMatch(/\[choices: "planners", "models", "backends", "devices"\]/);
     expect(lines[lines.length - 2]).toBe('');
     expect(lines[lines.length - 1]).toBe('memplan: list needs <what>; its usage is above.');
+  });
+
+  it('memplan --version: the package, its version and the Node it runs on, exit 0', async ({ expect }) => {
+    const { name, version } = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string };
+    const run = await memplan('--version');
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(`${name} ${version} (node ${process.version})`);
   });
 
   it('memplan alone: the commands, then one sentence, exit 2', async ({ expect }) => {
