@@ -62,11 +62,12 @@ export const cpuBackend: Backend<'cpu'> = {
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
     const { graph, problem, plan } = request;
     const order = executionOrder(graph);
+    // A plan without the scratch the kernels need is refused before the memory is allocated and the weights written (as cpu-parallel does).
+    checkScratch(graph, order, problem);
     // Kernel scratch is process-wide and only grows: what was there before (the warm-up's) is the runtime's.
     const scratchBefore = kernelScratchBytes();
     const memory = executionMemory(graph, order, problem, plan);
     writeWeights(request, memory);
-    checkScratch(graph, order, problem);
     const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order);
     const io = new GraphIo(graph, memory.view);
     const { bytes } = memory;
