@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { geometricMean, median } from 'simple-statistics';
 import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
-import { execute } from '../src/backends/execute.ts';
+import { execute } from '../src/measuring/execute.ts';
 import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { buildZooModel, ZOO } from '../src/models/zoo.ts';
 import { findPlanner } from '../src/planners/registry.ts';

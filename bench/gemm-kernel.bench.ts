@@ -10,7 +10,7 @@
 import { packB } from '../src/backends/cpu/kernels/gemm.ts';
 import { pageAlignedMemory, tileGemmOn } from '../src/backends/cpu/kernels/wasm-tile-gemm.ts';
 import { element } from '../src/backends/gemm/matrix-files.ts';
-import { peerMatMul } from '../src/backends/gemm/peer-matmul.ts';
+import { peerMatMul } from '../src/measuring/gemm/peer-matmul.ts';
 
 const args = process.argv.slice(2);
 const refuse = (message: string): never => {

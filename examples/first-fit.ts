@@ -1,9 +1,9 @@
 // A worked example of bringing your own strategy (README, "Adding a strategy").
 // An experiment names this file in "planners"; memplan loads it, checks its shape, and
 // verifies every plan it returns like any built-in strategy's.
-import { alignUp, checkAlignment } from '../src/core/alignment.ts';
-import { offsetsPlan } from '../src/core/plans.ts';
-import type { OffsetsPlanner } from '../src/planners/planner.ts';
+// It imports the package by name, as a planner in a project of your own would
+// (`npm install` memplan-bench, or a path to a clone of it).
+import { alignUp, checkAlignment, offsetsPlan, type OffsetsPlanner } from 'memplan-bench';
 
 /** First fit in order of first use: each record at the lowest offset free over its lifetime. */
 const firstFit: OffsetsPlanner = {

@@ -132,6 +132,20 @@ export interface ParallelRun {
   lastRun(): { readonly stepMs: readonly number[]; readonly busyMs: readonly number[] } | undefined;
 }
 
+/**
+ * How a backend's dry run goes: `inferences` of the job's network, then the network either
+ * `kept` to the end of the measured process (V8 returns a freed WebAssembly memory in its own
+ * time, which would land inside the measured run and hide part of it) or `released` before
+ * the baseline is taken again (a second memory of the network's size would double what a
+ * budgeted process holds; the backend gives it back before it resolves dispose's work). A
+ * released dry run makes its own inputs, and the measured run's are made inside the measured
+ * window: graph I/O is part of a budget.
+ */
+export interface DryRun {
+  readonly inferences: number;
+  readonly network: 'kept' | 'released';
+}
+
 export interface PrepareRequest {
   /** The graph, with every constant's values (see withSeededWeights). */
   readonly graph: Graph;
@@ -212,10 +226,10 @@ export interface Backend<Kind extends string = string> {
   /** It takes weights from PrepareRequest.weights, writing them where it keeps them as they come. */
   readonly writesWeights?: boolean;
   /**
-   * It compiles code for the shapes it runs: the measuring path runs each job once dry, in a
-   * memory it holds to the end, and takes the baseline again after it (measure-job.ts).
+   * It compiles code for the shapes it runs: the measuring path runs each job dry first and
+   * takes the baseline again after it (measure-job.ts), as DryRun says.
    */
-  readonly dryRun?: boolean;
+  readonly dryRun?: DryRun;
   /**
    * Start-up a measured process does before its baseline, beside opening the device: the
    * runtime's own threads (the budgeted backend's loader), whose memory is not the network's.

@@ -1,8 +1,31 @@
 import type { Problem } from '../core/problem.ts';
-import type { BackendMemory, DeviceInfo, OperatorSpan } from './backend.ts';
-import type { MeasureResult } from './isolation/measure-job.ts';
+import type { BackendMemory, DeviceInfo, OperatorSpan, StreamingStats } from './backend.ts';
 import type { LatencySummary } from './latency.ts';
-import type { ParallelReport } from './parallel-report.ts';
+import type { MeasuredParallel, ParallelReport } from './parallel-report.ts';
+
+/** What the measured process reports. */
+export interface MeasureResult {
+  /** Wall time of each timed inference (ms). */
+  readonly samples: readonly number[];
+  /** The device's own time of each, where the backend has a clock (ms). */
+  readonly deviceSamples: readonly number[];
+  /** The graph outputs of the last inference. */
+  readonly outputs: Map<string, Float32Array>;
+  readonly memory: BackendMemory;
+  /** Resident bytes after start-up and imports, before the job arrived. */
+  readonly baselineRss: number;
+  /** Peak resident bytes from then through preparation and every inference. */
+  readonly peakRss: number;
+  readonly rssMethod: string;
+  readonly device: DeviceInfo;
+  /** A backend that runs a step's operators at once: its pool and every timed inference's step timings. */
+  readonly parallel?: MeasuredParallel;
+  /** A backend that streams its weights (the budgeted variant): what loading them cost. */
+  readonly streaming?: StreamingStats;
+  /** With `timeline`: every operator of one more inference, when and on which thread it ran. */
+  readonly spans?: readonly OperatorSpan[];
+}
+
 
 /** One traced inference: its operators (and loads) and the problem whose records they ran in. */
 export interface Timeline {

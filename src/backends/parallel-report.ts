@@ -1,5 +1,15 @@
 import { median } from 'simple-statistics';
-import type { MeasuredParallel } from './isolation/measure-job.ts';
+
+/** The step timings of a parallel backend (see ParallelRun), one entry per timed inference. */
+export interface MeasuredParallel {
+  readonly workers: number;
+  readonly stepSizes: readonly number[];
+  readonly poolRss: number;
+  /** Wall milliseconds of each step, per timed inference. */
+  readonly stepMs: readonly (readonly number[])[];
+  /** Milliseconds each worker spent inside kernels, per timed inference. */
+  readonly busyMs: readonly (readonly number[])[];
+}
 
 /**
  * What a parallel execution reports (ExecuteReport.parallel): how many workers, how the

@@ -1,4 +1,4 @@
-import { executeBudgeted, type BudgetedReport } from '../backends/budgeted/execute-budgeted.ts';
+import { executeBudgeted, type BudgetedReport } from '../measuring/budgeted/execute-budgeted.ts';
 import { LOADINGS, type Loading } from '../backends/budgeted/load-schedule.ts';
 import type { MemoryReport } from '../backends/execution-report.ts';
 import type { Graph } from '../graph/ir.ts';

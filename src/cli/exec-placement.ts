@@ -1,4 +1,4 @@
-import { localPlacement, type Placement } from '../backends/placement.ts';
+import { localPlacement, type Placement } from '../measuring/placement.ts';
 import { findBackend, unservedBackend } from '../backends/registry.ts';
 import { TOKEN_ENV } from './commands/agent.ts';
 import { UsageError } from './errors.ts';

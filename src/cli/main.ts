@@ -20,6 +20,7 @@ import { registerReport } from './commands/report.ts';
 import { registerReproduce } from './commands/reproduce.ts';
 import { registerRun } from './commands/run.ts';
 import { registerPlan } from './commands/plan.ts';
+import { registerVerify } from './commands/verify.ts';
 import { UsageError } from './errors.ts';
 import { fileSystemSentence } from '../io/file-system-error.ts';
 
@@ -63,6 +64,7 @@ export async function main(argv: string[]): Promise<void> {
       throw new UsageError(usageSentence(message, usage), lacking ? usage : undefined);
     });
   cli = registerPlan(cli);
+  cli = registerVerify(cli);
   cli = registerList(cli);
   cli = registerExport(cli);
   cli = registerRun(cli);

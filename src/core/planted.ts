@@ -27,7 +27,7 @@ import { mulberry32 } from './synthetic.ts';
  * The fills leave pieces whose floors formed before them: the canonical searches of
  * offsets/exact rebuild them fast. The cuts make floors of many pieces whose tops meet
  * exactly under a long piece, which no search rebuilds at 1000 records yet (the point of
- * the families: see DEVELOPERS.md).
+ * the families: see docs/exact-search-notes.md).
  *
  * Deterministic for (n, seed, family) on every platform (mulberry32 only); O(n log n) but
  * for the skyline fills, which scan the operators per piece (O(n^2 / 4), 5000 records in
@@ -42,7 +42,7 @@ export const PLANTED_HEIGHT = 1 << 20;
  * Sizes are multiples of the grain (default 4 KiB: tensors of inference networks are
  * products of channel counts and spatial sizes, mostly multiples of a page). A finer grain
  * gives nearly every record a size of its own, which leaves fewer packings at the optimum
- * and makes the instances much harder (64 B: see DEVELOPERS.md).
+ * and makes the instances much harder (64 B: see docs/exact-search-notes.md).
  */
 export const PLANTED_GRAIN = 4096;
 

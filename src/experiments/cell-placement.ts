@@ -1,5 +1,5 @@
 import type { Backend } from '../backends/backend.ts';
-import { localPlacement, type Placement } from '../backends/placement.ts';
+import { localPlacement, type Placement } from '../measuring/placement.ts';
 import { findBackend } from '../backends/registry.ts';
 import { ExperimentError, type BackendSpec } from './config.ts';
 

@@ -21,6 +21,11 @@ export interface ModelEntry {
   readonly optional: boolean;
 }
 
+/** A planner reference that names a module (a path ending in .ts, .mts, .js or .mjs), not a registry id. */
+export function isPlannerModule(ref: string): boolean {
+  return /\.(m?[jt]s)$/.test(ref);
+}
+
 export interface PlannerEntry {
   /** A registry id, or the path of a module exporting a planner (relative to the experiment file). */
   readonly ref: string;
@@ -207,7 +212,7 @@ export function parseExperiment(text: string, file: string): Experiment {
 
   const planners = list(root.planners, '$.planners').map((entry, k): PlannerEntry => {
     const ref = string(entry, `$.planners[${k}]`);
-    if (/\.(m?[jt]s)$/.test(ref)) return { ref: relative(ref), module: true };
+    if (isPlannerModule(ref)) return { ref: relative(ref), module: true };
     try {
       findPlanner(ref);
     } catch (error) {

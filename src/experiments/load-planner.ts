@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { APPROACHES } from '../core/plans.ts';
@@ -5,7 +6,15 @@ import type { OffsetsPlan, SharedObjectsPlan } from '../core/plans.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Planner, PlannerOptions } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
-import { ExperimentError, type PlannerEntry } from './config.ts';
+import { ExperimentError, isPlannerModule, type PlannerEntry } from './config.ts';
+
+/**
+ * What `--planner` names on the command line: a registry id, or the path of a module of
+ * one's own (relative to the working directory), loaded and checked as an experiment's.
+ */
+export function plannerByName(ref: string): Promise<Planner> {
+  return loadPlanner(isPlannerModule(ref) ? { ref: resolve(ref), module: true } : { ref, module: false });
+}
 
 /**
  * A registry planner, or a user's module that exports one (as `default` or `planner`):

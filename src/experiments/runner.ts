@@ -5,7 +5,7 @@ import { naiveFootprint, type Problem } from '../core/problem.ts';
 import type { Graph } from '../graph/ir.ts';
 import { graphToProblem } from '../graph/lifetimes.ts';
 import { loadSource } from '../io/source.ts';
-import { execute } from '../backends/execute.ts';
+import { execute } from '../measuring/execute.ts';
 import type { PeerReport } from '../backends/execution-report.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
@@ -129,6 +129,7 @@ async function runCells(
   const mine = share ? new Set(share.assigned) : undefined;
   const total = mine ? mine.size : experiment.models.length * planners.length * experiment.backends.length;
   const progress = new Progress(total, experiment.name, process.stderr, options.quiet);
+  progress.start(store.dir);
   const results: CellResult[] = [...previous];
   const skipped: string[] = [];
   // A shard's cells with no result and why, for merge (the unsharded run.json stays as it was).
@@ -142,7 +143,7 @@ async function runCells(
         for (const backend of experiment.backends) {
           const key = cellKey(model.source, planner.id, backendLabel(backend));
           if (mine && !mine.has(key)) continue;
-          progress.step(`${model.label} (absent)`);
+          progress.pass(`${model.label} (absent)`);
           if (!done.has(key)) skippedCells.push({ cell: key, because: 'source-absent', source: model.source });
         }
       }
@@ -154,9 +155,11 @@ async function runCells(
       for (const backend of experiment.backends) {
         const label = backendLabel(backend);
         const key = cellKey(model.source, planner.id, label);
+        // Which backend, where an experiment runs networks (the same cell on two backends reads as one twice otherwise).
+        const on = backend.kind === 'plan-only' ? '' : ` on ${label}`;
         if (mine && !mine.has(key)) continue;
         if (done.has(key)) {
-          progress.step(`${model.label} ${planner.id} (done before)`);
+          progress.carry();
           continue;
         }
         loaded ??= await loadModel(model.source, experiment);
@@ -165,7 +168,7 @@ async function runCells(
           const why = limit ?? `${label} runs networks; ${model.source} holds records only`;
           skipped.push(`${model.label}: ${why}`);
           skippedCells.push({ cell: key, because: 'not-applicable', note: why });
-          progress.step(`${model.label} ${planner.id} (skipped)`);
+          progress.pass(`${model.label} ${planner.id}${on} (skipped)`);
           continue;
         }
         let result = runCell(experiment, model.source, model.label, planner, label, loaded.problem);
@@ -200,7 +203,7 @@ async function runCells(
         }
         await store.append(result);
         results.push(result);
-        progress.step(`${model.label} ${planner.id}`);
+        progress.step(`${model.label} ${planner.id}${on}`);
       }
     }
   }

@@ -7,7 +7,7 @@
  * one function.
  */
 export function printable(text: string, max = 80): string {
-  const clean = text.replace(UNPRINTABLE, escape);
+  const clean = text.replace(UNPRINTABLE, escapeChar);
   return clean.length > max ? `${clean.slice(0, Math.max(0, max - 3))}...` : clean;
 }
 
@@ -27,7 +27,7 @@ export function printableValues(value: unknown, max = 200, depth = 4): unknown {
 
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
-function escape(char: string): string {
+function escapeChar(char: string): string {
   const code = char.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

@@ -6,11 +6,23 @@ const COLUMNS = ['id', 'lower', 'upper', 'size'] as const;
 
 /**
  * Reads records in MiniMalloc's CSV format: a header naming at least `id,lower,upper,size`
- * (extra columns such as `offset` are ignored), one buffer per line, lifetimes HALF-OPEN
+ * (extra columns such as `offset` are ignored here; parsePlacedRecordsCsv reads it), one buffer per line, lifetimes HALF-OPEN
  * [lower, upper). This is the io boundary: records come out closed, first = lower and
  * last = upper - 1.
  */
 export function parseRecordsCsv(text: string, file: string): Problem {
+  return readCsv(text, file, false).problem;
+}
+
+/**
+ * A plan in MiniMalloc's CSV: its records (as parseRecordsCsv reads them) with the `offset`
+ * column read too, as MiniMalloc writes its solutions (its input with an offset per buffer).
+ */
+export function parsePlacedRecordsCsv(text: string, file: string): { readonly problem: Problem; readonly offsets: readonly number[] } {
+  return readCsv(text, file, true) as { problem: Problem; offsets: number[] };
+}
+
+function readCsv(text: string, file: string, placed: boolean): { problem: Problem; offsets?: number[] } {
   const rawLines = text.split('\n');
   const lines = rawLines.map((line) => line.replace(/\r$/, ''));
   while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
@@ -20,18 +32,20 @@ export function parseRecordsCsv(text: string, file: string): Problem {
   const lastLineEnded = lastIndex < rawLines.length - 1 || rawLines[lastIndex]?.endsWith('\r') === true;
   if (lines.length === 0) throw new InputError(file, undefined, 'the file is empty; expected a header "id,lower,upper,size" and one line per buffer.');
   const header = lines[0].split(',').map((name) => name.trim().toLowerCase());
-  const column: Record<(typeof COLUMNS)[number], number> = { id: -1, lower: -1, upper: -1, size: -1 };
-  for (const name of COLUMNS) {
+  const column: Record<(typeof COLUMNS)[number] | 'offset', number> = { id: -1, lower: -1, upper: -1, size: -1, offset: -1 };
+  const wanted = placed ? [...COLUMNS, 'offset' as const] : COLUMNS;
+  for (const name of wanted) {
     column[name] = header.indexOf(name);
     if (column[name] < 0) {
-      throw new InputError(file, 1, `the header has no "${name}" column; expected at least "id,lower,upper,size".`);
+      throw new InputError(file, 1, `the header has no "${name}" column; expected at least "${wanted.join(',')}".`);
     }
   }
   if (lines.length === 1) throw new InputError(file, 1, 'the file has a header but no buffers.');
 
   const records: TensorUsageRecord[] = [];
   const lineOfId = new Map<string, number>();
-  const readColumns = new Map<number, string>(COLUMNS.map((name) => [column[name], name]));
+  const readColumns = new Map<number, string>(wanted.map((name) => [column[name], name]));
+  const offsets: number[] = [];
   let operatorCount = 0;
   let total = 0;
   for (let index = 1; index < lines.length; index++) {
@@ -58,9 +72,15 @@ export function parseRecordsCsv(text: string, file: string): Problem {
     if (earlier !== undefined) fail(`id "${id}" was already used on line ${earlier}.`);
     lineOfId.set(id, line);
     records.push({ id, size, first: lower, last: upper - 1 });
+    if (placed) {
+      const offset = parseWholeNumber(fields[column.offset], 'offset', fail);
+      if (offset < 0) fail(`offset ${offset} is negative.`);
+      if (offset + size > Number.MAX_SAFE_INTEGER) fail(`offset ${offset} + size ${size} is past 2^53 - 1 bytes, beyond which plans are not exact.`);
+      offsets.push(offset);
+    }
     operatorCount = Math.max(operatorCount, upper);
   }
-  return makeProblem(baseName(file), records, operatorCount);
+  return { problem: makeProblem(baseName(file), records, operatorCount), ...(placed ? { offsets } : {}) };
 }
 
 /**

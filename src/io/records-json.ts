@@ -10,6 +10,15 @@ import { baseName } from './records-csv.ts';
  * Errors name the line of the record at fault.
  */
 export function parseRecordsJson(text: string, file: string): Problem {
+  return readJson(text, file, false).problem;
+}
+
+/** A plan as JSON: the records as parseRecordsJson reads them, each with its `offset` (bytes). */
+export function parsePlacedRecordsJson(text: string, file: string): { readonly problem: Problem; readonly offsets: readonly number[] } {
+  return readJson(text, file, true) as { problem: Problem; offsets: number[] };
+}
+
+function readJson(text: string, file: string, placed: boolean): { problem: Problem; offsets?: number[] } {
   if (text.trim() === '') throw new InputError(file, undefined, 'the file is empty; expected a JSON array of {id, size, first, last}.');
   let positions: JsonPositions;
   try {
@@ -38,6 +47,7 @@ export function parseRecordsJson(text: string, file: string): Problem {
   const lines = positions.elementLines;
   const records: TensorUsageRecord[] = [];
   const seen = new Map<string, number>();
+  const offsets: number[] = [];
   let total = 0;
   list.forEach((item, index) => {
     const line = lines[index];
@@ -46,7 +56,7 @@ export function parseRecordsJson(text: string, file: string): Problem {
     };
     if (item === null || typeof item !== 'object' || Array.isArray(item)) fail('expected an object {id, size, first, last}.');
     const entry = item as Record<string, unknown>;
-    for (const key of ['id', 'size', 'first', 'last']) if (!(key in entry)) fail(`the field "${key}" is missing.`);
+    for (const key of placed ? ['id', 'size', 'first', 'last', 'offset'] : ['id', 'size', 'first', 'last']) if (!(key in entry)) fail(`the field "${key}" is missing.`);
     if (typeof entry.id !== 'string' && typeof entry.id !== 'number') fail('"id" must be a string or a number.');
     const number = (key: string): number => {
       const value = entry[key];
@@ -70,13 +80,19 @@ export function parseRecordsJson(text: string, file: string): Problem {
     if (earlier !== undefined) fail(`id "${id}" was already used by record ${earlier}.`);
     seen.set(id, index);
     records.push({ id, size, first, last });
+    if (placed) {
+      const offset = number('offset');
+      if (offset < 0) fail(`"offset" ${offset} is negative.`);
+      if (offset + size > Number.MAX_SAFE_INTEGER) fail(`"offset" ${offset} + "size" ${size} is past 2^53 - 1 bytes, beyond which plans are not exact.`);
+      offsets.push(offset);
+    }
   });
   let lastOperator = 0;
   for (const r of records) lastOperator = Math.max(lastOperator, r.last);
   if (operatorCount !== undefined && operatorCount <= lastOperator) {
     throw new InputError(file, operatorCountLine, `"operatorCount" ${operatorCount} is too small: a record uses operator ${lastOperator}.`);
   }
-  return makeProblem(baseName(file), records, operatorCount);
+  return { problem: makeProblem(baseName(file), records, operatorCount), ...(placed ? { offsets } : {}) };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { InvalidProblemError, type Problem } from '../core/problem.ts';
 import { PLANTED_FAMILIES, PLANTED_GRAIN, PLANTED_HEIGHT, plantedProblem, type PlantedFamily } from '../core/planted.ts';
 import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
@@ -8,6 +7,7 @@ import { buildZooModel } from '../models/zoo.ts';
 import { InputError } from './input-error.ts';
 import { printable } from './printable.ts';
 import { readOnnx } from './onnx/read-onnx.ts';
+import { readInputFile } from './read-input-file.ts';
 import { decodeRecordText } from './record-text.ts';
 import { parseRecordsCsv } from './records-csv.ts';
 import { parseRecordsJson } from './records-json.ts';
@@ -74,14 +74,7 @@ export async function loadSource(source: string, options: SourceOptions = {}): P
   if (fileKind(source) === undefined) {
     throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
   }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(source);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(source, undefined, code === 'ENOENT' ? 'no such file.' : `cannot be read (${code ?? String(error)}).`);
-  }
-  return readSourceBytes(bytes, source, options);
+  return readSourceBytes(await readInputFile(source), source, options);
 }
 
 /** The reader a file name asks for, from its extension in any case. */

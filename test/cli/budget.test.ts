@@ -34,7 +34,7 @@ describe.concurrent('memplan plan --budget', () => {
 
   it('names the layer and the smallest budget that works when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('plan', 'zoo:mobilenet-v2', '--budget', '2MiB', '--planner', 'budgeted/flexnn'));
-    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O and the runtime's reserve; the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
+    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
   });
 
   it('finds the smallest budget: its plan is verified, and one alignment step below it is infeasible', async ({ expect }) => {
@@ -74,7 +74,7 @@ describe.concurrent('memplan exec --budget', () => {
 
   it('names the smallest budget of the whole run in one sentence when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '3MiB', '--repetitions', '1', '--warmup', '0'));
-    expect(line).toMatch(/^memplan: zoo:mobilenet-v2\?input=64: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 3\.000 MiB \(3145728 bytes\), which leaves a buffer of 0\.000 MiB beside graph I\/O of [\d.]+ MiB and the runtime's reserve of [\d.]+ MiB; the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)\.$/);
+    expect(line).toMatch(/^memplan: zoo:mobilenet-v2\?input=64: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 3\.000 MiB \(3145728 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\) \(memplan plan --find-min-budget\)\.$/);
   });
 
   it('rejects a loading it does not know and a budget with another backend', async ({ expect }) => {

@@ -20,10 +20,16 @@ describe('memplan gemm', () => {
     const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--scheduler', 'dynamic', '--dir', join(dir, 'a'), '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(['budget', 'check', 'computeMs', 'directIo', 'gflops', 'io', 'memory', 'n', 'policy', 'scheduler', 'seed', 'stallMs', 'tile', 'tiles', 'wallMs']);
-    expect(report).toMatchObject({ n: 256, tile: 64, budget: 65536, scheduler: 'dynamic', check: { within: true } });
+    expect(Object.keys(report).sort()).toEqual(['budget', 'check', 'computeMs', 'directIo', 'files', 'gflops', 'io', 'memory', 'n', 'policy', 'scheduler', 'seed', 'stallMs', 'tile', 'tiles', 'wallMs']);
+    expect(report).toMatchObject({ n: 256, tile: 64, budget: 65536, scheduler: 'dynamic', check: { within: true }, files: { dir: join(dir, 'a'), bytes: 3 * 256 * 256 * 4 } });
     expect(report.tiles.residentHighWater).toBeLessThanOrEqual(65536);
     expect(report.memory.method).toMatch(/isolated process/);
+  });
+
+  it('says where it left the matrices, and how large they are', async ({ expect }) => {
+    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--dir', join(dir, 'b'));
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`files       A, B and C (768 KiB) left in ${join(dir, 'b')} for the next run of this size and seed; remove it when done`);
   });
 
   it('says in one line what it cannot do', async ({ expect }) => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
 
@@ -83,6 +83,17 @@ describe('memplan run --shard and memplan merge', () => {
     expect(info.merged.count).toBe(4);
     expect(info.merged.shards.map((s: { index: number }) => s.index).sort()).toEqual([0, 1, 2, 3]);
     expect(info.shard).toBeUndefined();
+  }, 60_000);
+
+  it("expands a * in the shards' folder name itself, as a container's args need (no shell), as the Kubernetes example passes it", async () => {
+    // The example's merge step, as the container runs it: the pattern reaches memplan unexpanded.
+    const manifest = await readFile('examples/kubernetes/indexed-job.yaml', 'utf8');
+    expect(manifest).toContain('"merge","/results/table2/*-shard-*-of-4"');
+    const pattern = join(dirname(shards[0]), '*-shard-*-of-4');
+    const merged = await memplan('merge', pattern, '--to', join(dir, 'merged-by-pattern'));
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stderr).toContain('merged 4 shards');
+    expect(await cells(join(dir, 'merged-by-pattern'))).toHaveLength((await cells(whole)).length);
   }, 60_000);
 
   it('reports a missing shard in one sentence and writes nothing', async () => {

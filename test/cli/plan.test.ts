@@ -125,7 +125,7 @@ describe.concurrent('memplan plan --json', () => {
     expect(report.operators).toBe(9);
     expect(Object.keys(report.lowerBounds).sort()).toEqual(['offsets', 'sharedObjects']);
     for (const r of report.results) {
-      const keys = ['approach', 'footprint', 'offsets', 'planner', 'ratioToLowerBound', 'timeMs', 'valid'];
+      const keys = ['approach', 'footprint', 'offsets', 'placements', 'planner', 'ratioToLowerBound', 'timeMs', 'valid'];
       if (r.approach === 'shared-objects') keys.push('objects');
       if (r.planner.endsWith('/exact')) keys.push('optimal', 'bound');
       if (r.planner === 'offsets/exact') keys.push('trajectory');

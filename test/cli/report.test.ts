@@ -62,3 +62,21 @@ describe('memplan report on a folder that is not a run', () => {
     expect(line).toContain('gemm-tiling');
   });
 });
+
+describe('memplan report on an experiment folder', () => {
+  it('reports its latest run, and says which', async () => {
+    const file = join(dir, 'tiny.json');
+    await writeFile(file, JSON.stringify({ name: 'tiny', approach: 'offsets', models: [{ source: 'synthetic:chain?n=8&seed=1', label: 'chain' }], planners: ['offsets/greedy-by-size'], repetitions: 1 }));
+    const out = join(dir, 'runs');
+    const first = await memplan('run', file, '--out', out);
+    // Run ids are whole seconds: the second run must get a later one.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await memplan('run', file, '--out', out);
+    expect([first.status, second.status]).toEqual([0, 0]);
+    const latest = second.stdout.trim().split('\n').at(-1) as string;
+    const report = await memplan('report', join(out, 'tiny'));
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stderr).toContain(`memplan: reporting the latest run of ${join(out, 'tiny')}: ${latest}`);
+    expect(report.stdout).toContain('| Greedy by Size |');
+  });
+});

@@ -64,3 +64,24 @@ describe('memplan run with a planner module', () => {
     expect(userErrorLine(await memplan('run', join(dir, 'missing.json'), '--out', join(dir, 'results')))).toMatch(/nowhere\.ts: the planner module cannot be loaded \(Cannot find module/);
   });
 });
+
+describe('--planner with a module path, in every command that takes a planner', () => {
+  it('plan, exec, export --format perfetto and report --picture take the README worked example by path', async () => {
+    const [planned, executed, traced, pictured] = await Promise.all([
+      memplan('plan', 'zoo:blazeface', '--planner', 'examples/first-fit.ts', '--json'),
+      memplan('exec', 'zoo:blazeface', '--planner', 'examples/first-fit.ts', '--repetitions', '1', '--warmup', '0', '--json'),
+      memplan('export', 'zoo:blazeface', '--format', 'perfetto', '--planner', 'examples/first-fit.ts', '--to', join(dir, 'trace.json')),
+      memplan('report', '--picture', 'zoo:blazeface', 'examples/first-fit.ts', '--out', join(dir, 'pictures')),
+    ]);
+    for (const run of [planned, executed, traced, pictured]) expect(run.status, run.stderr).toBe(0);
+    const [result] = (JSON.parse(planned.stdout) as { results: { planner: string; valid: boolean }[] }).results;
+    expect(result).toMatchObject({ planner: 'offsets/first-fit', valid: true });
+    expect(JSON.parse(executed.stdout)).toMatchObject({ planner: 'offsets/first-fit', matchesNaive: true });
+    expect(await readFile(join(dir, 'trace.json'), 'utf8')).toContain('offsets/first-fit');
+    expect(pictured.stdout).toContain('offsets-first-fit');
+  });
+
+  it('a module path that is not there: one sentence, exit code 2', async () => {
+    expect(userErrorLine(await memplan('plan', 'zoo:blazeface', '--planner', 'nowhere/mine.ts'))).toMatch(/nowhere\/mine\.ts: the planner module cannot be loaded/);
+  });
+});

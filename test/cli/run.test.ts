@@ -29,8 +29,8 @@ const lines = async (path: string): Promise<Record<string, unknown>[]> =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/** The run's error alone: progress lines (`<experiment> k/n ...`, one per cell when stderr is no terminal) are not errors. */
-const errorOfRun = (run: CommandRun, name: string): string => userErrorLine({ ...run, stderr: run.stderr.replace(new RegExp(`^${name} \\d+/\\d+ .*\\n`, 'gm'), '') });
+/** The run's error alone: progress lines (`<experiment> k/n ...`, one per cell when stderr is no terminal, and `<experiment>: ...` notes) are not errors. */
+const errorOfRun = (run: CommandRun, name: string): string => userErrorLine({ ...run, stderr: run.stderr.replace(new RegExp(`^${name}(:| \\d+/\\d+) .*\\n`, 'gm'), '') });
 
 describe('memplan run --resume while the run still goes', () => {
   it('is refused, naming the folder and the pid of the run; the run keeps its cells once, and ends cleanly on Ctrl-C', async () => {
@@ -79,6 +79,13 @@ describe('memplan run --resume while the run still goes', () => {
     expect(new Set(after.map((c) => c.model)).size).toBe(models.length);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(await readdir(folder)).not.toContain('run.lock');
+    // The folder is said before the first cell; the cells finished before are one line, not one each.
+    expect(resumed.stderr.split('\n')[0]).toBe(`slow: writing to ${folder}`);
+    if (before.length > 0) expect(resumed.stderr).toContain(`slow: ${before.length} cell${before.length === 1 ? '' : 's'} finished before, kept`);
+    expect(resumed.stderr.match(/^slow \d+\/\d+ /gm) ?? []).toHaveLength(models.length - before.length);
+    // Nothing left: one line says so.
+    const again = await memplan('run', file, '--out', out, '--resume');
+    expect(again.stderr.trim().split('\n')).toEqual([`slow: writing to ${folder}`, `slow: ${models.length} cells finished before, kept (${models.length}/${models.length})`]);
   }, 120_000);
 });
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { BackendError } from '../backend-error.ts';
-import { DeviceHub, DeviceError, type DeviceSummary } from './device-hub.ts';
+import { DeviceHub, DeviceError, type DeviceSummary } from '../../agent/device-hub.ts';
 import { browserFlags, findBrowser } from './launch.ts';
 import { pageBundle } from './page-bundle.ts';
 import { PAGE_PATH, type PageResult } from './protocol.ts';

@@ -15,7 +15,7 @@ export const KERNEL_AREA_BYTES = 64;
 
 /**
  * What the measured process of a budgeted run takes beyond its buffer and graph I/O, above
- * its baseline (budgeted-job.ts takes the baseline again after the job's dry run), as
+ * its baseline (measure-job.ts takes the baseline again after the job's dry run), as
  * measured: mostly V8 optimizing the kernels' JavaScript as functions get hot during the
  * run (a compilation's working memory, 1-2 MiB, taken from a background thread's allocator
  * arena and given back after), the run's own closures and schedule, and a page or two of

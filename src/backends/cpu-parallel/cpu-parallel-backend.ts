@@ -36,7 +36,7 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   reference: 'cpu',
   plansScratch: true,
   writesWeights: true,
-  dryRun: true,
+  dryRun: { inferences: 1, network: 'kept' },
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'cpu-parallel', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, defaultWorkers: availableParallelism(), memoryBytes: totalmem(), runtime: `node ${process.version}` };

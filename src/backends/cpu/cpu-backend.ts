@@ -32,7 +32,7 @@ export const cpuBackend: Backend<'cpu'> = {
   runsIn: 'process',
   plansScratch: true,
   writesWeights: true,
-  dryRun: true,
+  dryRun: { inferences: 1, network: 'kept' },
 
   async device(): Promise<DeviceInfo> {
     return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}` };

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import type { Argv } from 'yargs';
 import { servedKinds } from '../../backends/registry.ts';
-import { MIN_TOKEN_LENGTH, startAgent } from '../../backends/remote/agent.ts';
+import { MIN_TOKEN_LENGTH, startAgent } from '../../agent/agent.ts';
 import { UsageError } from '../errors.ts';
 
 interface AgentArgs {

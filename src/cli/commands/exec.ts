@@ -2,10 +2,10 @@ import type { Argv } from 'yargs';
 import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { findBackend, hasCapability, kindsWhere, servedKinds } from '../../backends/registry.ts';
-import { execute } from '../../backends/execute.ts';
+import { execute } from '../../measuring/execute.ts';
 import { execPlacement } from '../exec-placement.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
-import { findPlanner } from '../../planners/registry.ts';
+import { plannerByName } from '../../experiments/load-planner.ts';
 import { parseAlignment } from '../alignment-option.ts';
 import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
@@ -58,7 +58,7 @@ export function registerExec(cli: Argv): Argv {
         .option('remote-backend', { type: 'string', default: 'cpu', describe: `remote: the agent's backend (${servedKinds().join(', ')})` })
         .option('device', { type: 'string', describe: 'remote: a browser that joined the agent as a device (memplan list devices); the job runs there, on its WebGPU' })
         .option('browser', { type: 'string', describe: 'browser: the Chromium-based browser to start, a path or a name on PATH (default: chromium, google-chrome, ... on PATH)' })
-        .option('planner', { type: 'string', describe: 'planner id (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })
+        .option('planner', { type: 'string', describe: 'planner id, or the path of a module of your own (.ts, .js) that exports one (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })
         .option('budget', { type: 'string', describe: 'run in one buffer of this many bytes (35MiB, 4MB, 1048576), weights streamed from a file (the budgeted backend)' })
         .option('loading', { type: 'string', default: 'overlapped', describe: 'budgeted: overlapped (a loader thread reads ahead, FlexNN) or on-demand (each layer when it runs)' })
         .option('repetitions', { type: 'number', default: 20, describe: 'timed inferences' })
@@ -89,7 +89,7 @@ export function registerExec(cli: Argv): Argv {
         if (args.peer || args.workers !== undefined) throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : 'workers'} does not apply.`);
         checkBudgetedRecordArgs(args);
         if (budget !== undefined && budget > MAX_BUDGET_BYTES) throw new UsageError(`--budget: ${budgetTooLarge(budget)}`);
-        const planner = findPlanner(args.planner ?? 'budgeted/flexnn');
+        const planner = await plannerByName(args.planner ?? 'budgeted/flexnn');
         const { repetitions, warmup, seed, weights, json } = args;
         const report = await execBudgeted(loaded.graph, { source: args.source, planner, budget, loading: args.loading, repetitions, warmup, seed, weights, records: sourceOptions(args), alignment: args.align, json, ...(args.trace === undefined ? {} : { timeline: true }) });
         if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, json);
@@ -100,7 +100,7 @@ export function registerExec(cli: Argv): Argv {
       if (args.browser !== undefined && backend !== 'browser') throw new UsageError(`--browser names the browser of --backend browser; --backend ${backend} starts none.`);
       if (args.device !== undefined && backend !== 'remote') throw new UsageError('--device names a browser that joined a memplan agent; give it with --backend remote --url --token.');
       const common = {
-        planner: findPlanner(args.planner ?? 'offsets/greedy-by-size'),
+        planner: await plannerByName(args.planner ?? 'offsets/greedy-by-size'),
         repetitions: args.repetitions,
         warmup: args.warmup,
         seed: args.seed,

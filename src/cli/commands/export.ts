@@ -9,7 +9,7 @@ import { MAX_PLAN_TRACE_STEPS, planTrace } from '../../io/perfetto-trace.ts';
 import { loadSource, SOURCE_KINDS, type SourceOptions } from '../../io/source.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import type { Planner } from '../../planners/planner.ts';
-import { findPlanner } from '../../planners/registry.ts';
+import { plannerByName } from '../../experiments/load-planner.ts';
 import { checkAlignedSizes, parseAlignment } from '../alignment-option.ts';
 import { UsageError } from '../errors.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
@@ -35,7 +35,7 @@ export function registerExport(cli: Argv): Argv {
         .option('weights', { type: 'boolean', default: true, describe: 'ONNX: seeded random weights; --no-weights writes shapes only' })
         .option('seed', { type: 'number', default: 1, describe: 'ONNX: seed of the random weights' })
         .option('format', { choices: ['records', 'onnx', 'perfetto'] as const, describe: 'what to write; default from the file name (.csv, .json: records; .onnx: the model)' })
-        .option('planner', { type: 'string', describe: 'perfetto: the planner whose plan the trace draws' })
+        .option('planner', { type: 'string', describe: 'perfetto: the planner whose plan the trace draws (an id, or the path of a module of your own)' })
         .option('align', { type: 'number', default: 1, describe: 'perfetto: alignment of the plan in bytes' }) as unknown as Argv<ExportArgs>,
     async (args) => {
       const extension = /\.([^./\\]+)$/.exec(args.to)?.[1]?.toLowerCase();
@@ -44,7 +44,7 @@ export function registerExport(cli: Argv): Argv {
         if (extension !== 'json') throw new UsageError(`--to ${args.to}: a Perfetto trace is a .json file (Chrome trace event format).`);
         if (args.planner === undefined) throw new UsageError('--format perfetto draws a plan: give --planner ID.');
         const alignment = parseAlignment(args.align);
-        await writeFileAtomic(args.to, `${JSON.stringify(await tracePlan(args.source, options, findPlanner(args.planner), alignment))}\n`);
+        await writeFileAtomic(args.to, `${JSON.stringify(await tracePlan(args.source, options, await plannerByName(args.planner), alignment))}\n`);
         process.stderr.write(`memplan: wrote ${args.to} (open it in https://ui.perfetto.dev or chrome://tracing)\n`);
         return;
       }

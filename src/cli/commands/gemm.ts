@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { GemmShapeError } from '../../backends/gemm/gemm-shape.ts';
-import { peerMatMul } from '../../backends/gemm/peer-matmul.ts';
-import { runGemm, type GemmReport } from '../../backends/gemm/run-gemm.ts';
+import { peerMatMul } from '../../measuring/gemm/peer-matmul.ts';
+import { runGemm, type GemmReport } from '../../measuring/gemm/run-gemm.ts';
 import { formatByteSize, parseByteSize } from '../../io/byte-size.ts';
 import { UsageError } from '../errors.ts';
 import { mib } from '../format.ts';
@@ -63,6 +63,7 @@ export function registerGemm(cli: Argv): Argv {
           `check       ${r.check.within ? 'C is correct' : 'C is WRONG'}: ${r.check.kind === 'full' ? 'every entry against a float64 product' : `${r.check.entries} random entries recomputed in float64`}, error ${r.check.maxError.toExponential(2)} (at most ${r.check.tolerance})`,
         ];
         if (peer) lines.push(`peer        ${peer.runtime} MatMul in memory: ${peer.gflops.toFixed(1)} GFLOP/s; ours/peer ${(report.gflops.compute / peer.gflops).toFixed(2)}`);
+        lines.push(`files       A, B and C (${formatByteSize(r.files.bytes)}) left in ${r.files.dir} for the next run of this size and seed; remove it when done`);
         process.stdout.write(`${lines.join('\n')}\n`);
       }
       if (!report.check.within) process.exitCode = 1;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { BACKENDS, servedKinds } from '../../backends/registry.ts';
 import { printable } from '../../io/printable.ts';
-import { agentInfo } from '../../backends/remote/remote-executor.ts';
+import { agentInfo } from '../../measuring/remote-executor.ts';
 import { ZOO } from '../../models/zoo.ts';
 import { BUDGETED_PLANNERS, PLANNERS } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';

@@ -1,18 +1,22 @@
 import type { Argv } from 'yargs';
 import { lowerBounds } from '../../core/bounds.ts';
 import { APPROACHES, type Approach } from '../../core/plans.ts';
-import { naiveFootprint } from '../../core/problem.ts';
+import { naiveFootprint, type Problem } from '../../core/problem.ts';
 import { loadProblem, loadSource, SOURCE_KINDS } from '../../io/source.ts';
-import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
+import { InfeasibleBudgetError, overBudget, unplaced } from '../../planners/budgeted/infeasible-budget.ts';
+import { budgetShare } from '../../backends/budgeted/budget-share.ts';
 import { planAndVerify, type VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { keepingTrajectory, type TrajectoryPoint } from '../../planners/offsets/exact/trajectory.ts';
 import { beyondLimit, type Planner } from '../../planners/planner.ts';
 import { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from '../../planners/registry.ts';
+import { plannerByName } from '../../experiments/load-planner.ts';
 import { checkAlignedSizes, parseAlignment } from '../alignment-option.ts';
 import { budgetedProblemOf, checkBudgetedRecordArgs, parseBudget, smallestBudgetOf } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { isParallelSchedule, parseSchedule } from '../../graph/schedule.ts';
 import { alignedTable, mib } from '../format.ts';
+import { writeFileAtomic } from '../../io/atomic-write.ts';
+import { placedRecordsToCsv, placedRecordsToJson } from '../../io/records-writers.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 
 interface PlanArgs extends SourceArgs {
@@ -25,6 +29,7 @@ interface PlanArgs extends SourceArgs {
   json: boolean;
   budget?: string;
   findMinBudget: boolean;
+  to?: string;
 }
 
 export function registerPlan(cli: Argv): Argv {
@@ -34,22 +39,27 @@ export function registerPlan(cli: Argv): Argv {
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
-        .option('planner', { type: 'string', array: true, describe: 'planner id (repeatable); default: every planner of the approach' })
+        .option('planner', { type: 'string', array: true, describe: 'planner id, or the path of a module of your own (.ts, .js) that exports one (repeatable); default: every planner of the approach' })
         .option('approach', { choices: APPROACHES, describe: 'only planners of this approach' })
         .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
         .option('time-limit', { type: 'number', default: 10, describe: 'seconds each search planner (exact, search) may run' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of the search planners' })
         .option('budget', { type: 'string', describe: 'plan weights, activations and scratch in this many bytes (35MiB, 4MB, 1048576); default planners: budgeted/*' })
+        .option('to', { type: 'string', describe: "write the plan (one planner) as plan.csv (MiniMalloc's format with an offset column, as its solutions) or plan.json (records with an offset each); memplan verify reads both" })
         .option('find-min-budget', { type: 'boolean', default: false, describe: "find the planner's smallest budget by bisection (one planner; default budgeted/flexnn)" })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
     async (args) => {
       let budget = parseBudget(args.budget);
       const budgeted = budget !== undefined || args.findMinBudget;
       if (budgeted) checkBudgetedRecordArgs(args);
-      const planners = choosePlanners(args.planner, args.approach, budgeted ? (args.findMinBudget ? [findPlanner('budgeted/flexnn')] : BUDGETED_PLANNERS) : undefined);
+      const planners = await choosePlanners(args.planner, args.approach, budgeted ? (args.findMinBudget ? [findPlanner('budgeted/flexnn')] : BUDGETED_PLANNERS) : undefined);
       parseAlignment(args.align);
       if (typeof args.timeLimit !== 'number' || !(args.timeLimit >= 0)) throw new UsageError(`--time-limit must be a number of seconds >= 0, got ${args.timeLimit}.`);
       if (!Number.isSafeInteger(args.seed) || args.seed < 0) throw new UsageError(`--seed must be a whole number >= 0, got ${args.seed}.`);
+      if (args.to !== undefined) {
+        if (!/\.(csv|json)$/i.test(args.to)) throw new UsageError(`--to writes plan.csv (MiniMalloc's format with offsets) or plan.json; ${args.to} is neither.`);
+        if (planners.length !== 1) throw new UsageError(`--to writes one plan; give one --planner, not ${planners.length} planners.`);
+      }
       if (args.findMinBudget && planners.length !== 1) throw new UsageError(`--find-min-budget searches one planner's smallest budget; give one --planner, not ${planners.length}.`);
       // A budget changes the records of a network (its weights are sliced for the budget).
       const source = budgeted ? await loadSource(args.source, sourceOptions(args)) : undefined;
@@ -85,7 +95,11 @@ export function registerPlan(cli: Argv): Argv {
         try {
           return planAndVerify(keepingTrajectory(planner, trajectories), problem, options);
         } catch (error) {
-          if (error instanceof InfeasibleBudgetError && problemAt !== undefined && budget !== undefined) throw infeasible(args.source, planner, error, smallestFor(planner), budget);
+          if (error instanceof InfeasibleBudgetError && source !== undefined && budget !== undefined) {
+            // A network's budget is its run's: the planner had the buffer it leaves. A record file's planner had the whole budget.
+            const left = source.kind === 'graph' ? budgetShare(source.graph, budget) : undefined;
+            throw overBudget({ subject: `${args.source}: ${planner.id}`, what: `cannot fit operator ${error.step} (${unplaced(error.records)})`, budget, ...(left ? { left } : {}), smallest: smallestFor(planner), step: error.step, records: error.records });
+          }
           throw error;
         }
       });
@@ -98,9 +112,14 @@ export function registerPlan(cli: Argv): Argv {
         ...(budget !== undefined ? { budget } : {}),
         ...(budget !== undefined && problem.budget !== undefined && problem.budget !== budget ? { buffer: problem.budget } : {}),
         ...(minBudget !== undefined ? { minBudget } : {}),
-        results: results.map((r) => jsonResult(r, trajectories.get(r.planner))),
+        results: results.map((r) => jsonResult(r, trajectories.get(r.planner), problem)),
         ...(skipped.length > 0 ? { skipped } : {}),
       };
+      if (args.to !== undefined && results.length === 1 && results[0].valid) {
+        const [only] = results;
+        await writeFileAtomic(args.to, /\.csv$/i.test(args.to) ? placedRecordsToCsv(problem, only.offsets) : placedRecordsToJson(problem, only.offsets));
+        if (!args.json) process.stderr.write(`memplan: wrote ${only.planner}'s plan to ${args.to}\n`);
+      }
       if (args.json) {
         process.stdout.write(`${JSON.stringify(report)}\n`);
       } else {
@@ -115,30 +134,16 @@ export function registerPlan(cli: Argv): Argv {
   );
 }
 
-/**
- * The budget a planner cannot meet, as one sentence: the layer it names and the smallest
- * budget that works for the source (found again at the source's level: a network's
- * records change with the budget, which decides its weight slicing).
- */
-function infeasible(source: string, planner: Planner, error: InfeasibleBudgetError, smallest: number | undefined, budget: number): InfeasibleBudgetError {
-  const bytes = (n: number): string => `${mib(n)} MiB (${n} bytes)`;
-  const what = error.records.slice(0, 3).join(', ') + (error.records.length > 3 ? ` and ${error.records.length - 3} more` : '');
-  // error.budget is what the planner had: a network's buffer, less than its run's budget.
-  const buffer = error.budget !== budget ? `, which leaves a buffer of ${bytes(error.budget)} beside graph I/O and the runtime's reserve` : '';
-  const tail = smallest === undefined ? 'no budget below 2^52 bytes works' : `the smallest budget that works is ${bytes(smallest)} (--find-min-budget)`;
-  return new InfeasibleBudgetError(`${source}: ${planner.id} cannot fit operator ${error.step} (${what}) in a budget of ${bytes(budget)}${buffer}; ${tail}.`, error.step, error.records, budget, smallest);
-}
-
 /** The planners asked for; by default those of the approach, else `fallback` (the budgeted ones under a budget), else all. */
-function choosePlanners(ids: string[] | undefined, approach: Approach | undefined, fallback: readonly Planner[] | undefined): Planner[] {
+async function choosePlanners(ids: string[] | undefined, approach: Approach | undefined, fallback: readonly Planner[] | undefined): Promise<Planner[]> {
   if (ids === undefined || ids.length === 0) return approach ? plannersOf(approach) : [...(fallback ?? PLANNERS)];
-  const chosen = ids.flatMap((id) => id.split(',')).map((id) => findPlanner(id.trim()));
+  const chosen = await Promise.all(ids.flatMap((id) => id.split(',')).map((id) => plannerByName(id.trim())));
   const mismatch = approach && chosen.find((p) => p.approach !== approach);
   if (mismatch) throw new UsageError(`planner ${mismatch.id} is not of approach ${approach}.`);
   return chosen;
 }
 
-function jsonResult(r: VerifiedResult, trajectory: readonly TrajectoryPoint[] | undefined): object {
+function jsonResult(r: VerifiedResult, trajectory: readonly TrajectoryPoint[] | undefined, problem: Problem): object {
   return {
     planner: r.planner,
     approach: r.approach,
@@ -152,6 +157,8 @@ function jsonResult(r: VerifiedResult, trajectory: readonly TrajectoryPoint[] | 
     // Exact planners: best arena and proven bound over time (ms since the plan started).
     ...(trajectory !== undefined && r.optimal !== undefined ? { trajectory: trajectory.map((p) => ({ timeMs: Number(p.timeMs.toFixed(1)), footprint: p.footprint, bound: p.bound })) } : {}),
     offsets: r.offsets,
+    // The offsets again with the records they place, so that no reader has to match orders.
+    placements: r.offsets.map((offset, i) => ({ id: problem.records[i].id, offset })),
     ...(r.objects ? { objects: { ids: r.objects.ids, sizes: r.objects.sizes } } : {}),
     ...(r.loadSteps ? { loadSteps: r.loadSteps } : {}),
   };

@@ -1,4 +1,7 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
+import { ResultStore } from '../../experiments/result-store.ts';
 import { PAPER_RECORD_OPTIONS } from '../../graph/lifetimes.ts';
 import { UsageError } from '../errors.ts';
 
@@ -14,8 +17,8 @@ export function registerReport(cli: Argv): Argv {
     'Tables (Markdown, CSV, LaTeX) and charts of a run folder; or --picture <source> <planner>',
     (y) =>
       y
-        .positional('target', { type: 'string', describe: 'a run folder: results/<experiment>/<run-id>' })
-        .option('picture', { type: 'string', array: true, describe: 'draw the allocation picture of <source> <planner-id> instead' })
+        .positional('target', { type: 'string', describe: 'a run folder (results/<experiment>/<run-id>), or an experiment folder (results/<experiment>): its latest run' })
+        .option('picture', { type: 'string', array: true, describe: 'draw the allocation picture of <source> <planner> (an id, or the path of a module of your own) instead' })
         .option('out', { type: 'string', default: 'results/pictures', describe: 'with --picture: where to write it' }) as unknown as Argv<ReportArgs>,
     async (args) => {
       if (args.picture !== undefined) {
@@ -27,14 +30,29 @@ export function registerReport(cli: Argv): Argv {
         process.stdout.write(`${base}.svg\n${base}.png\n${base}.vl.json\n`);
         return;
       }
-      if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>) or --picture <source> <planner>.');
+      if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>), an experiment folder (its latest run) or --picture <source> <planner>.');
+      const target = await runFolder(args.target);
       const { reportRun } = await import('../../report/run-report.ts');
       const { reportStudy, studyOfRun } = await import('../../report/study-reports.ts');
       await import('../../report/studies/index.ts');
-      const study = await studyOfRun(args.target);
-      const { markdown, files } = study ? await reportStudy(args.target, study.kind, study.info) : await reportRun(args.target);
+      const study = await studyOfRun(target);
+      const { markdown, files } = study ? await reportStudy(target, study.kind, study.info) : await reportRun(target);
       process.stdout.write(markdown);
       for (const file of files) process.stderr.write(`memplan: wrote ${file}\n`);
     },
   );
+}
+
+/**
+ * The run a target names: the folder itself when it is a run (it has run.json), else the
+ * latest run of the experiment folder it is (run ids are UTC times: the last by name), said
+ * on stderr.
+ */
+async function runFolder(target: string): Promise<string> {
+  if (existsSync(join(target, 'run.json')) || !existsSync(target) || !statSync(target).isDirectory()) return target;
+  const latest = await ResultStore.latest(dirname(resolve(target)), basename(resolve(target)));
+  if (latest === undefined) return target;
+  const run = join(target, basename(latest.dir));
+  process.stderr.write(`memplan: reporting the latest run of ${target}: ${run}\n`);
+  return run;
 }

@@ -1,9 +1,9 @@
 import { cpuBackend } from '../../backends/cpu/cpu-backend.ts';
-import { executeBudgeted, type BudgetedReport } from '../../backends/budgeted/execute-budgeted.ts';
+import { executeBudgeted, type BudgetedReport } from '../../measuring/budgeted/execute-budgeted.ts';
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
-import { executionRecords, naiveReference } from '../../backends/isolation/execute-isolated.ts';
+import { executionRecords, naiveReference } from '../../measuring/isolation/execute-isolated.ts';
 import { memoryReport, type MemoryReport } from '../../backends/execution-report.ts';
-import { measureIsolated } from '../../backends/isolation/isolated.ts';
+import { measureIsolated } from '../../measuring/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { plannedProblem } from '../../graph/lifetimes.ts';
@@ -117,6 +117,7 @@ async function runStudy(config: FlexnnBudgetConfig, store: ResultStore, options:
   const run: Run = { config, repetitions: quick ? config.quick.repetitions : config.repetitions, warmup: quick ? config.quick.warmup : config.warmup };
   const jobs = plannedJobs(networks, quick ? config.quick.ablation : config.ablation);
   const progress = new Progress(jobs.length, config.name, process.stderr, options.quiet === true);
+  progress.start(store.dir);
   const cells: BudgetCell[] = [];
   let current: { label: string; graph: Graph; reference: Map<string, Float32Array> } | undefined;
   for (const job of jobs) {

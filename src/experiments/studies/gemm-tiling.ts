@@ -1,6 +1,6 @@
 import { median } from 'simple-statistics';
-import { peerMatMul, type PeerMatMul } from '../../backends/gemm/peer-matmul.ts';
-import { runGemm, type GemmReport } from '../../backends/gemm/run-gemm.ts';
+import { peerMatMul, type PeerMatMul } from '../../measuring/gemm/peer-matmul.ts';
+import { runGemm, type GemmReport } from '../../measuring/gemm/run-gemm.ts';
 import { gemmShape, type GemmShape } from '../../backends/gemm/gemm-shape.ts';
 import { budgetProblem, type SchedulerKind } from '../../backends/gemm/schedule.ts';
 import { JsonFields } from '../json-fields.ts';
@@ -122,6 +122,7 @@ export const gemmTilingStudy: Study<GemmTilingConfig, GemmCell | GemmPeerCell> =
       for (const budget of sizes.figure3.budgets) plan.push({ figure: 3, tile: sizes.figure3.tiles[0], budget, scheduler });
     }
     const progress = new Progress(plan.length * sizes.repetitions + (config.peer ? 1 : 0), config.name, process.stderr, options.quiet);
+    progress.start(store.dir);
     const cells: (GemmCell | GemmPeerCell)[] = [];
     for (const cell of plan) {
       const runs: GemmReport[] = [];

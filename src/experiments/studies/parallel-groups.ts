@@ -1,8 +1,8 @@
 import { lowerBounds } from '../../core/bounds.ts';
 import { naiveFootprint } from '../../core/problem.ts';
 import type { Backend } from '../../backends/backend.ts';
-import { execute } from '../../backends/execute.ts';
-import { naiveReference } from '../../backends/isolation/execute-isolated.ts';
+import { execute } from '../../measuring/execute.ts';
+import { naiveReference } from '../../measuring/isolation/execute-isolated.ts';
 import type { ExecuteReport } from '../../backends/execution-report.ts';
 import { findBackend } from '../../backends/registry.ts';
 import type { Graph } from '../../graph/ir.ts';
@@ -96,6 +96,7 @@ async function runStudy(config: ParallelGroupsConfig, store: ResultStore, option
   }
   const planned = plannedCells(config, webgpuMissing === undefined, quick);
   const progress = new Progress(planned.length, config.name, process.stderr, options.quiet === true);
+  progress.start(store.dir);
   if (webgpuMissing !== undefined) progress.note(`the WebGPU part is skipped: ${webgpuMissing}.`);
   const cells: GroupsCell[] = [];
   const graphs = new Map<string, Graph>();

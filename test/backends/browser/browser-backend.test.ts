@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { browserBackend } from '../../../src/backends/browser/browser-backend.ts';
-import { execute } from '../../../src/backends/execute.ts';
+import { execute } from '../../../src/measuring/execute.ts';
 import { findBackend } from '../../../src/backends/registry.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';

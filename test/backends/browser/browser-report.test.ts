@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { browserReport } from '../../../src/backends/browser/browser-report.ts';
 import { decodePageResult } from '../../../src/backends/browser/protocol.ts';
-import { pageResult } from './hub-helpers.ts';
+import { pageResult } from '../../agent/hub-helpers.ts';
 
 describe("a page's result as execute's report", () => {
   it('summarizes latency as every backend does, and the GPU clock where every inference has it', () => {

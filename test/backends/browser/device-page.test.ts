@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { browserFlags } from '../../../src/backends/browser/launch.ts';
-import { startAgent, type RunningAgent } from '../../../src/backends/remote/agent.ts';
-import { RemoteError } from '../../../src/backends/remote/remote-executor.ts';
+import { startAgent, type RunningAgent } from '../../../src/agent/agent.ts';
+import { RemoteError } from '../../../src/measuring/remote-executor.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { memplan } from '../../cli/run-memplan.ts';
-import { TOKEN, onAgent } from '../remote/helpers.ts';
+import { TOKEN, onAgent } from '../../agent/helpers.ts';
 import { testBrowser } from './browser-available.ts';
 
 const executable = testBrowser('test/backends/browser/device-page.test.ts');

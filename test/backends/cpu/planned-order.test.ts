@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
-import { execute } from '../../../src/backends/execute.ts';
-import { jobNetwork } from '../../../src/backends/isolation/measure-job.ts';
+import { execute } from '../../../src/measuring/execute.ts';
+import { jobNetwork } from '../../../src/measuring/isolation/measure-job.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
 import { planOf } from '../../../src/planners/plan-handover.ts';
 import type { Graph } from '../../../src/graph/ir.ts';

@@ -14,7 +14,7 @@ import { BudgetViolation, executeSchedule } from '../../../src/backends/gemm/exe
 import { gemmShape, tileKey } from '../../../src/backends/gemm/gemm-shape.ts';
 import { emptyProduct, writeInputs } from '../../../src/backends/gemm/matrix-files.ts';
 import { plannedSchedule } from '../../../src/backends/gemm/planned-schedule.ts';
-import { finishedProduct, runGemm } from '../../../src/backends/gemm/run-gemm.ts';
+import { finishedProduct, runGemm } from '../../../src/measuring/gemm/run-gemm.ts';
 import type { GemmSchedule } from '../../../src/backends/gemm/schedule.ts';
 import { planOf } from '../../../src/planners/plan-handover.ts';
 

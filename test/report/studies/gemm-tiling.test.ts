@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GemmReport } from '../../../src/backends/gemm/run-gemm.ts';
+import type { GemmReport } from '../../../src/measuring/gemm/run-gemm.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
 import type { GemmCell } from '../../../src/experiments/studies/gemm-tiling.ts';
 import { gemmChartSpec } from '../../../src/report/charts/gemm-chart.ts';

@@ -4,8 +4,8 @@ import { planAndVerify, type VerifiedResult } from '../../../planners/plan-and-v
 import { naive } from '../../../planners/shared-objects/naive.ts';
 import type { BackendMemory } from '../../backend.ts';
 import { BackendError } from '../../backend-error.ts';
-import { checkJob } from '../../remote/check-job.ts';
-import { decodeJob } from '../../remote/wire.ts';
+import { checkJob } from '../../../agent/check-job.ts';
+import { decodeJob } from '../../../agent/wire.ts';
 import { bitIdentical, seededInputs } from '../../run-data.ts';
 import type { GpuContext } from '../../webgpu/gpu-context.ts';
 import { prepareOnDevice } from '../../webgpu/network.ts';

@@ -1,7 +1,7 @@
 import type { Budget } from './budget.ts';
 import { flatUnits, REBUILD_UP_TO, rebuildPiece } from './cut-rebuild.ts';
 import { eachFlatGroup } from './flat-sweep.ts';
-import type { PackingInstance } from './skyline-search.ts';
+import type { PackingInstance } from './search-setup.ts';
 
 /** What peelBands leaves: the bands it packed, and the records above them. */
 export interface PeeledBands {

@@ -4,7 +4,8 @@ import { FlatGroups } from './flat-groups.ts';
 import { breadthToPlace } from './search-setup.ts';
 import { mulberry32 } from '../../../core/synthetic.ts';
 import { luby } from './parts.ts';
-import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
+import type { PackingInstance } from './search-setup.ts';
+import type { SearchOutcome } from './skyline-search.ts';
 
 /**
  * Rebuilds a guillotine packing of a part with no slack: where the live bytes are the

@@ -2,7 +2,8 @@ import type { Budget } from './budget.ts';
 import { FloorTree } from './floor-tree.ts';
 import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, withRoom } from './search-setup.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
-import type { FailedStates, PackingInstance, SearchOutcome } from './skyline-search.ts';
+import type { PackingInstance } from './search-setup.ts';
+import type { FailedStates, SearchOutcome } from './skyline-search.ts';
 
 export interface LowestValleyOptions {
   /** Which record to try first among those starting at the same point (lower first). */

@@ -9,7 +9,8 @@ import type { Budget } from './budget.ts';
 import { chainsOf } from './chains.ts';
 import type { Part } from './decompose.ts';
 import { searchLowestValley } from './lowest-valley-search.ts';
-import { FailedStates, searchPacking, type PackingInstance, type SearchOutcome } from './skyline-search.ts';
+import type { PackingInstance } from './search-setup.ts';
+import { FailedStates, searchPacking, type SearchOutcome } from './skyline-search.ts';
 
 /** A part of an offsets problem as the searches see it, with what is known about it. */
 export interface PartState {

@@ -4,7 +4,8 @@ import type { Budget } from './budget.ts';
 import { searchLowestValley } from './lowest-valley-search.ts';
 import { arenaOf, type Order, type PartState } from './parts.ts';
 import { breadthToPlace } from './search-setup.ts';
-import type { PackingInstance, SearchOutcome } from './skyline-search.ts';
+import type { PackingInstance } from './search-setup.ts';
+import type { SearchOutcome } from './skyline-search.ts';
 
 /**
  * A construction for large parts whose pressure gathers at one peak, as in the training

@@ -1,5 +1,3 @@
-import type { PackingInstance } from './skyline-search.ts';
-
 /**
  * What both decision procedures (skyline-search.ts, lowest-valley-search.ts) build before
  * their first node: the breadth still to place per point and the records grouped by first
@@ -9,6 +7,22 @@ import type { PackingInstance } from './skyline-search.ts';
  * they share move by move: the fit order of moves, the test of a move, the growth of a
  * move stack.
  */
+
+/**
+ * One part of an offsets problem, ready for the search: `n` records over `points` dense
+ * time points, each with its occupied size (the size rounded up to the alignment: the
+ * next record above it starts there) and its real size (what must fit under the arena's
+ * top). Offsets the search gives are sums of occupied sizes, so they stay aligned.
+ */
+export interface PackingInstance {
+  readonly n: number;
+  readonly points: number;
+  readonly first: Int32Array;
+  readonly last: Int32Array;
+  readonly occupied: Float64Array;
+  readonly real: Float64Array;
+  readonly alignment: number;
+}
 
 /**
  * How well a record placed at the left edge of a valley at height h fits it, lower is

@@ -1,23 +1,7 @@
 import type { Budget } from './budget.ts';
-import { breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, WaitingByFirst, withRoom } from './search-setup.ts';
+import { type PackingInstance, breadthToPlace, fitClass, movableTest, recordsByFirst, roofOf, SEARCH_SEED, SkylineKey, sortByFit, WaitingByFirst, withRoom } from './search-setup.ts';
 import { RunBreaks } from './run-breaks.ts';
 import { zobristKeys } from '../../../core/zobrist.ts';
-
-/**
- * One part of an offsets problem, ready for the search: `n` records over `points` dense
- * time points, each with its occupied size (the size rounded up to the alignment: the
- * next record above it starts there) and its real size (what must fit under the arena's
- * top). Offsets the search gives are sums of occupied sizes, so they stay aligned.
- */
-export interface PackingInstance {
-  readonly n: number;
-  readonly points: number;
-  readonly first: Int32Array;
-  readonly last: Int32Array;
-  readonly occupied: Float64Array;
-  readonly real: Float64Array;
-  readonly alignment: number;
-}
 
 export interface SearchOptions {
   /** Which record to try first among the moves of a node (lower first). */

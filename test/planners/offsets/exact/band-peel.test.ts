@@ -55,7 +55,7 @@ describe('peelBands', () => {
   it('peels most of the height of the planted lanes of 1000 records', () => {
     const { problem } = plantedProblem(1000, 3, 'lanes');
     const peeled = peelWhole(problem, PLANTED_HEIGHT, 400_000)!;
-    // Seeds 1-3 and 41-42 peel 73-77% (DEVELOPERS.md); half is the mark solve.ts acts on.
+    // Seeds 1-3 and 41-42 peel 73-77% (docs/exact-search-notes.md); half is the mark solve.ts acts on.
     expect(2 * peeled.restBase).toBeGreaterThanOrEqual(PLANTED_HEIGHT);
     expect(peeled.rest.length).toBeLessThan(400);
     expect(verifyPlan(problem, offsetsPlan(problem, withRestStacked(problem, peeled))).valid).toBe(true);

@@ -1,0 +1,253 @@
+import type { Plan } from '../../core/plans.ts';
+import type { RecordOptions } from '../../graph/lifetimes.ts';
+import type { Graph, Tensor } from '../../graph/ir.ts';
+import { plannedProblem } from '../../graph/lifetimes.ts';
+import { streamSeededWeights } from '../../graph/seeded-weights.ts';
+import type { Steps } from '../../graph/schedule.ts';
+import type { Problem } from '../../core/problem.ts';
+import { acceptReceived } from '../../planners/plan-handover.ts';
+import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
+import type { Backend, PreparedNetwork, PrepareRequest, StreamingRequest, WeightStream } from '../../backends/backend.ts';
+import { budgetedRun } from '../../backends/budgeted/budget-share.ts';
+import { budgetedNetwork } from '../../graph/budget-records.ts';
+import type { MeasureResult } from '../../backends/execution-report.ts';
+import { readRss } from '../process-memory.ts';
+import type { MeasuredContext } from './measured-child.ts';
+import { findBackend } from '../../backends/registry.ts';
+import { seededInputs, weightedGraph } from '../../backends/run-data.ts';
+
+/**
+ * One measured execution, as it crosses into a process of its own: the source graph, how
+ * it becomes records (the process re-derives the planned graph and its records, and
+ * verifies the plan against them), the plan, and how to run it.
+ */
+export interface MeasureJob {
+  /**
+   * The graph as the source gives it. With `seededWeights` its constants carry no values
+   * and the process seeds them itself (the same values as the harness's); otherwise the
+   * values follow the job, one constant per message, so that no message holds them all.
+   */
+  readonly graph: Graph;
+  readonly seededWeights?: number;
+  readonly records: RecordOptions;
+  readonly planner: string;
+  readonly plan: Plan;
+  readonly alignment: number;
+  /** A registered backend's kind. */
+  readonly backend: string;
+  readonly warmup: number;
+  /** Timed inferences; 0 runs one untimed inference for the outputs alone. */
+  readonly repetitions: number;
+  /** Seed of the inputs. */
+  readonly seed: number;
+  /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
+  readonly workers?: number;
+  /** After the timed inferences, one more with every operator timed (a trace of the run), where the backend can. */
+  readonly timeline?: boolean;
+  /** Pin the measured process to one core before it runs (single-thread backends; pin-core.ts). */
+  readonly pinCore?: boolean;
+  /**
+   * The budgeted variant (a backend that streams weights): the weights stay in the file the
+   * request names, and the records are the budgeted network's (graph/budget-records.ts),
+   * sliced again here for the buffer `budget` leaves (budget-share.ts); without `budget` the
+   * buffer is the plan's footprint.
+   */
+  readonly streaming?: StreamingRequest;
+  readonly budget?: number;
+}
+
+export type ToMeasureProcess =
+  | { readonly type: 'job'; readonly job: MeasureJob }
+  | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array }
+  | { readonly type: 'go' };
+
+interface JobNetwork {
+  readonly source: Graph;
+  readonly graph: Graph;
+  readonly problem: Problem;
+  readonly steps?: Steps;
+  readonly plan: VerifiedResult;
+  readonly weights?: WeightStream;
+}
+
+/**
+ * The budgeted variant's network: the budgeted records of the graph (no weight values: they
+ * stream from the file), and the job's plan verified against them, in the buffer the budget
+ * leaves (the problem carries it as its budget, so the verifier holds the plan to it).
+ */
+function streamedNetwork(job: MeasureJob, streaming: StreamingRequest): JobNetwork {
+  const network = job.budget === undefined ? budgetedNetwork(job.graph, job.records) : budgetedRun(job.graph, job.budget, job.records).network;
+  const plan = acceptReceived(job, network.problem, job.alignment, 'in the measured process');
+  const buffer = network.problem.budget ?? plan.footprint;
+  if (streaming.bufferBytes !== buffer) throw new Error(`the job asks for a buffer of ${streaming.bufferBytes} bytes; its budget leaves ${buffer}.`);
+  return { source: job.graph, graph: network.graph, problem: network.problem, plan };
+}
+
+/** Bytes of released weights after which they are collected. */
+const COLLECT_EVERY = 4 * 2 ** 20;
+
+/**
+ * The network a job runs, as the measured process derives it: the source graph with its
+ * weights (seeded here, or the values that followed the job), the planned graph and its
+ * records under the job's record options, and the job's plan verified against them. For a
+ * backend that writes weights itself (Backend.writesWeights), seeded weights are not made
+ * here but streamed to it (`weights`), so that no whole copy of them exists beside its own.
+ */
+export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>, backend?: Pick<Backend, 'writesWeights'>): JobNetwork {
+  if (job.streaming !== undefined) return streamedNetwork(job, job.streaming);
+  const seed = job.seededWeights;
+  const streamed = seed !== undefined && backend?.writesWeights === true;
+  const source =
+    seed !== undefined
+      ? streamed
+        ? job.graph
+        : weightedGraph(job.graph, 'seeded', seed)
+      : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
+  const { graph, problem, steps } = plannedProblem(source, { ...job.records, elementSize: 4 });
+  const plan = acceptReceived(job, problem, job.alignment, 'in the measured process');
+  return { source, graph, problem, steps, plan, ...(streamed ? { weights: (sink) => streamSeededWeights(job.graph, seed, sink) } : {}) };
+}
+
+/**
+ * The job's network prepared by its backend. The graphs stay inside this function, so that
+ * once it returns only what the backend keeps is left: each constant's values are let go
+ * as the backend says it holds its own form, and collected every few MiB, so that raw and
+ * repacked weights never pile up.
+ *
+ * A backend that compiles code for what it runs (Backend.dryRun) first runs the network dry,
+ * and the baseline is taken again after it (`rebaseline`): the job received and checked, its
+ * kernels compiled for these shapes, are the runtime's, as a native runtime's code is in its
+ * binary; what follows the baseline is the network's memory alone. What the dry run left (the
+ * job's description, compiled code) is measured as the difference of the two baselines
+ * (`job`). A kept dry run runs on the measured run's inputs, made before it; a released one
+ * (dryRun below) makes its own, and the measured run's are made after the network is
+ * prepared, inside the measured window.
+ */
+async function prepareNetwork(
+  job: MeasureJob,
+  constants: Map<string, Float32Array>,
+  backend: Backend,
+  context: Pick<MeasuredContext, 'baselineRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
+): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array>; rebaselined?: number; dry?: PreparedNetwork }> {
+  const { source, graph, problem, steps, plan, weights } = jobNetwork(job, constants, backend);
+  constants.clear();
+  const base = {
+    graph,
+    problem,
+    plan,
+    ...(steps ? { steps } : {}),
+    ...(weights ? { weights } : {}),
+    ...(job.workers === undefined ? {} : { workers: job.workers }),
+    ...(job.streaming ? { streaming: job.streaming } : {}),
+  };
+  let baselineRss: number | undefined;
+  let dry: PreparedNetwork | undefined;
+  // A released dry run makes inputs of its own, and the measured run's come after the
+  // network is prepared; otherwise they are made first (a kept dry run runs on them).
+  let inputs = backend.dryRun?.network === 'released' ? undefined : seededInputs(graph, job.seed);
+  if (backend.dryRun !== undefined && context.rebaseline !== undefined) {
+    if (inputs !== undefined) {
+      // No release: the graph keeps its values for the run that is measured.
+      dry = await backend.prepare(base);
+      for (let k = 0; k < backend.dryRun.inferences; k++) await dry.infer(inputs);
+    } else await releasedDryRun(backend, base, backend.dryRun.inferences, job.seed);
+    baselineRss = await context.rebaseline();
+  }
+  const holders = [source.tensors, graph.tensors] as Map<string, Tensor>[];
+  let uncollected = 0;
+  const release = (name: string): void => {
+    for (const tensors of holders) {
+      const tensor = tensors.get(name);
+      if (tensor?.data === undefined) continue;
+      uncollected += tensor.data.byteLength;
+      tensors.set(name, { ...tensor, data: undefined });
+    }
+    if (uncollected >= COLLECT_EVERY) {
+      context.collect();
+      uncollected = 0;
+    }
+  };
+  const prepared = await backend.prepare({ ...base, release });
+  inputs ??= seededInputs(graph, job.seed);
+  return { prepared, inputs, ...(baselineRss === undefined ? {} : { rebaselined: baselineRss }), ...(dry ? { dry } : {}) };
+}
+
+/**
+ * A dry run let go of before the baseline is read again: the network prepared, run on inputs
+ * of its own, disposed. In a function of its own, so that nothing of it is reachable once it
+ * returns.
+ */
+async function releasedDryRun(backend: Backend, request: PrepareRequest, inferences: number, seed: number): Promise<void> {
+  const dry = await backend.prepare(request);
+  const inputs = seededInputs(request.graph, seed);
+  try {
+    for (let k = 0; k < inferences; k++) await dry.infer(inputs);
+  } finally {
+    dry.dispose();
+  }
+}
+
+/**
+ * Measures a job in this process (the measured process calls it): the network prepared
+ * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
+ * the garbage collector where the process exposes it (else nothing).
+ */
+export async function measure(
+  job: MeasureJob,
+  constants: Map<string, Float32Array>,
+  context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
+): Promise<MeasureResult> {
+  const { runtimeRss, collect } = context;
+  const backend = findBackend(job.backend);
+  const { prepared, inputs, rebaselined, dry } = await prepareNetwork(job, constants, backend, context);
+  const baselineRss = rebaselined ?? context.baselineRss;
+  // A pool's threads started in the dry run are the runtime's (the backend says so), not the job's.
+  const jobRss = rebaselined === undefined ? undefined : rebaselined - context.baselineRss - (prepared.memory().runtime ?? 0);
+  collect();
+  // Inferences allocate nothing (the outputs come back in the network's own arrays); any
+  // garbage one leaves is collected before the next, outside the timed part, so that the
+  // peak is the network's and not the collector's lag.
+  // Between inferences the event loop gets a turn too: a CPU inference settles at once, and
+  // without a turn the process would never see its harness go away (IPC disconnect).
+  const between = async (): Promise<void> => {
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  let outputs = new Map<string, Float32Array>();
+  for (let k = 0; k < job.warmup; k++) {
+    outputs = await prepared.infer(inputs);
+    await between();
+  }
+  const samples: number[] = [];
+  const deviceSamples: number[] = [];
+  const stepMs: (readonly number[])[] = [];
+  const busyMs: (readonly number[])[] = [];
+  for (let k = 0; k < job.repetitions; k++) {
+    const started = performance.now();
+    outputs = await prepared.infer(inputs);
+    samples.push(performance.now() - started);
+    if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
+    const run = prepared.parallel?.lastRun();
+    if (run !== undefined) {
+      stepMs.push(run.stepMs);
+      busyMs.push(run.busyMs);
+    }
+    await between();
+  }
+  if (job.warmup + job.repetitions === 0) outputs = await prepared.infer(inputs);
+  // The inputs this process gives the network count with its inputs and outputs.
+  let inputBytes = 0;
+  for (const values of inputs.values()) inputBytes += values.byteLength;
+  // Memory is read before the traced inference, so that asking for a trace changes no figure.
+  const held = prepared.memory();
+  const streaming = prepared.streamingStats?.();
+  const rss = readRss();
+  const spans = job.timeline && prepared.trace ? await prepared.trace(inputs) : undefined;
+  const pool = prepared.parallel;
+  const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
+  // The runtime's start-up (measured before the baseline) is the backend's own unless it reports one.
+  const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== undefined ? { job: jobRss } : {}) };
+  prepared.dispose();
+  dry?.dispose();
+  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(streaming ? { streaming } : {}), ...(spans ? { spans } : {}) };
+}

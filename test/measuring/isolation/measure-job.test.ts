@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { jobNetwork } from '../../../src/measuring/isolation/measure-job.ts';
+import { withoutWeights } from '../../../src/backends/run-data.ts';
+import { offsetsPlan } from '../../../src/core/plans.ts';
+import { plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
+import { planOf, RefusedPlanError } from '../../../src/planners/plan-handover.ts';
+import { findPlanner } from '../../../src/planners/registry.ts';
+import { interleavedBranches } from '../../fixtures/graphs.ts';
+
+describe('the measured process and the plan it receives', () => {
+  const records = { elementSize: 4, scratch: true };
+  const { problem } = plannedProblem(interleavedBranches(), records);
+  const job = (planner: string, plan: ReturnType<typeof planOf>) => ({ graph: withoutWeights(interleavedBranches()), seededWeights: 1, records, planner, plan, alignment: 4, backend: 'cpu', warmup: 0, repetitions: 0, seed: 1 });
+
+  it('checks the plan with the verifier and runs it as sent', () => {
+    const sent = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
+    const { plan } = jobNetwork(job(sent.planner, planOf(sent)), new Map());
+    expect(plan.valid).toBe(true);
+    expect(plan.planner).toBe('offsets/greedy-by-size');
+    expect(plan.offsets).toEqual(sent.offsets);
+    expect(plan.footprint).toBe(sent.footprint);
+  });
+
+  it('refuses a plan that fails the verifier, in one sentence', () => {
+    const overlapping = offsetsPlan(problem, problem.records.map(() => 0));
+    expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(RefusedPlanError);
+    expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(/^the plan of offsets\/zero fails the verifier in the measured process: [^\n]+\.$/);
+  });
+});
