@@ -86,7 +86,14 @@ function targets(): Target[] {
     });
   }
   for (const name of ['D', 'J']) {
-    list.push({ group: 'minimalloc', instance: name, source: (traces) => join(traces, 'minimalloc', `${name}.1048576.csv`), planner: 'offsets/exact', limitS: 60, goalText: 'best arena and bound in 60 s (reported)' });
+    list.push({
+      group: 'minimalloc',
+      instance: name,
+      source: (traces) => join(traces, 'minimalloc', `${name}.1048576.csv`),
+      planner: 'offsets/exact',
+      limitS: 60,
+      goalText: 'best arena and bound in 60 s (reported)',
+    });
   }
   for (const name of IDEALLOC) {
     list.push({
@@ -100,7 +107,15 @@ function targets(): Target[] {
     });
   }
   for (const name of OMNIMALLOC) {
-    list.push({ group: 'omnimalloc-small', instance: name, source: (traces) => join(traces, 'omnimalloc-small', `${name}.csv`), planner: 'offsets/exact', limitS: 1, goal: proven(1), goalText: 'proven optimal < 1 s' });
+    list.push({
+      group: 'omnimalloc-small',
+      instance: name,
+      source: (traces) => join(traces, 'omnimalloc-small', `${name}.csv`),
+      planner: 'offsets/exact',
+      limitS: 1,
+      goal: proven(1),
+      goalText: 'proven optimal < 1 s',
+    });
   }
   for (const name of ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K']) {
     list.push({
@@ -146,8 +161,7 @@ function parseArguments(argv: readonly string[]): Options {
       const seeds = value().split(',').map(Number);
       if (seeds.some((x) => !Number.isSafeInteger(x) || x < 0)) fail('--planted-seeds takes whole numbers >= 0, separated by commas.');
       options.plantedSeeds = seeds;
-    }
-    else if (flag === '--traces') {
+    } else if (flag === '--traces') {
       options.traces = resolve(value());
       // A folder named on purpose must hold traces; only the default may be absent (each instance is then skipped, saying so).
       if (!TRACE_SETS.some((set) => existsSync(join(options.traces, set)))) fail(`--traces ${options.traces} holds none of ${TRACE_SETS.join(', ')}.`);
@@ -321,8 +335,14 @@ async function y1Group(options: Options): Promise<boolean> {
   const reference = rows.find((r) => r.planner === 'offsets/greedy-by-size')?.ms ?? NaN;
   console.log(`\nY_1 (${problem.records.length} records): planning time of the heuristics, median of 3, and over offsets/greedy-by-size's\n`);
   console.log('| planner | ms | x greedy-by-size | footprint / bound | valid |\n|---|---:|---:|---:|---|');
-  for (const r of rows) console.log(`| ${r.planner} | ${r.ms.toFixed(1)} | ${(r.ms / reference).toFixed(2)} | ${(r.footprint / (r.planner.startsWith('offsets/') ? bounds.offsets : bounds.sharedObjects)).toFixed(4)} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`);
-  await writeFileAtomic(join(OUT_DIR, 'exact-y1.csv'), stringify([['planner', 'ms', 'ratioToGreedyBySize', 'footprint'], ...rows.map((r) => [r.planner, r.ms.toFixed(2), (r.ms / reference).toFixed(3), r.footprint])]));
+  for (const r of rows)
+    console.log(
+      `| ${r.planner} | ${r.ms.toFixed(1)} | ${(r.ms / reference).toFixed(2)} | ${(r.footprint / (r.planner.startsWith('offsets/') ? bounds.offsets : bounds.sharedObjects)).toFixed(4)} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`,
+    );
+  await writeFileAtomic(
+    join(OUT_DIR, 'exact-y1.csv'),
+    stringify([['planner', 'ms', 'ratioToGreedyBySize', 'footprint'], ...rows.map((r) => [r.planner, r.ms.toFixed(2), (r.ms / reference).toFixed(3), r.footprint])]),
+  );
   return rows.every((r) => r.valid);
 }
 
@@ -373,7 +393,10 @@ async function throughputGroup(options: Options, scale: number): Promise<boolean
   console.log('| instance | records | seconds | nodes a second | arena | valid |\n|---|---:|---:|---:|---:|---|');
   const rate = (r: (typeof rows)[number]): string => (r.optimal ? 'proved first' : r.seconds * 1000 >= THROUGHPUT_GUARD_MS ? 'stopped on time' : Math.round(r.nodes / r.seconds).toString());
   for (const r of rows) console.log(`| ${r.instance} | ${r.records} | ${r.seconds.toFixed(2)} | ${rate(r)} | ${r.arena} | ${r.valid ? 'yes' : 'INVALID PLAN'} |`);
-  await writeFileAtomic(join(OUT_DIR, 'exact-throughput.csv'), stringify([['instance', 'records', 'nodes', 'seconds', 'nodesPerSecond', 'arena', 'valid'], ...rows.map((r) => [r.instance, r.records, r.nodes, r.seconds.toFixed(3), rate(r), r.arena, r.valid])]));
+  await writeFileAtomic(
+    join(OUT_DIR, 'exact-throughput.csv'),
+    stringify([['instance', 'records', 'nodes', 'seconds', 'nodesPerSecond', 'arena', 'valid'], ...rows.map((r) => [r.instance, r.records, r.nodes, r.seconds.toFixed(3), rate(r), r.arena, r.valid])]),
+  );
   return rows.every((r) => r.valid);
 }
 

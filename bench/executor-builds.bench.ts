@@ -88,7 +88,13 @@ async function time(cli: string, network: string): Promise<Timing> {
 
 const runs: { network: string; round: number; side: 'this' | 'other'; timing: Timing }[] = [];
 const writeCsv = (): Promise<void> =>
-  writeFileAtomic(OUT_CSV, stringify([['network', 'round', 'build', 'ours_ms', 'onnxruntime_ms'], ...runs.map((r) => [r.network, r.round, r.side === 'this' ? REPO_ROOT : options.against, r.timing.oursMs, r.timing.peerMs])]));
+  writeFileAtomic(
+    OUT_CSV,
+    stringify([
+      ['network', 'round', 'build', 'ours_ms', 'onnxruntime_ms'],
+      ...runs.map((r) => [r.network, r.round, r.side === 'this' ? REPO_ROOT : options.against, r.timing.oursMs, r.timing.peerMs]),
+    ]),
+  );
 for (let round = 1; round <= options.rounds; round++) {
   for (const model of chosen) {
     const order: ('this' | 'other')[] = round % 2 === 1 ? ['other', 'this'] : ['this', 'other'];
@@ -96,7 +102,13 @@ for (let round = 1; round <= options.rounds; round++) {
       process.stderr.write(`bench:executor-builds: round ${round} of ${options.rounds}, ${model.name}, ${side === 'this' ? 'this build' : options.against}\n`);
       const timing = await time(sides[side], model.name).catch((error: { stderr?: string; message: string }) => {
         // Said, and left out: that round's pair of this network is incomplete and is not compared.
-        const said = (error.stderr ?? '').trim().split('\n').filter((line) => line.trim() !== '').slice(-3).join(' / ') || error.message;
+        const said =
+          (error.stderr ?? '')
+            .trim()
+            .split('\n')
+            .filter((line) => line.trim() !== '')
+            .slice(-3)
+            .join(' / ') || error.message;
         process.stderr.write(`bench:executor-builds: ${model.name} failed on ${side === 'this' ? 'this build' : options.against} (round ${round}), left out: ${said}\n`);
         return undefined;
       });
@@ -110,7 +122,9 @@ for (let round = 1; round <= options.rounds; round++) {
 
 const range = (xs: number[]): string => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
 process.stdout.write(`this build: ${REPO_ROOT}; other: ${options.against}; ${options.rounds} rounds, ${options.warmup} warm-up and ${options.repetitions} timed inferences per run\n\n`);
-process.stdout.write('| network | other: ours / onnxruntime | min–max | this: ours / onnxruntime | min–max | this / other, paired ours ms (median) | min–max | verdict |\n|---|---:|---|---:|---|---:|---|---|\n');
+process.stdout.write(
+  '| network | other: ours / onnxruntime | min–max | this: ours / onnxruntime | min–max | this / other, paired ours ms (median) | min–max | verdict |\n|---|---:|---|---:|---|---:|---|---|\n',
+);
 const pairedMedians: number[] = [];
 for (const model of chosen) {
   const of = (side: 'this' | 'other') => runs.filter((r) => r.network === model.name && r.side === side).map((r) => r.timing);
@@ -127,7 +141,11 @@ for (const model of chosen) {
   }
   const verdict = paired.length < 2 ? 'not told apart (one round)' : paired.every((p) => p > 1) ? 'slower' : paired.every((p) => p < 1) ? 'faster' : 'not told apart';
   pairedMedians.push(median(paired));
-  process.stdout.write(`| ${model.name} | ${median(ratio(theirs)).toFixed(2)} | ${range(ratio(theirs))} | ${median(ratio(mine)).toFixed(2)} | ${range(ratio(mine))} | ${median(paired).toFixed(2)} | ${range(paired)} | ${verdict} |\n`);
+  process.stdout.write(
+    `| ${model.name} | ${median(ratio(theirs)).toFixed(2)} | ${range(ratio(theirs))} | ${median(ratio(mine)).toFixed(2)} | ${range(ratio(mine))} | ${median(paired).toFixed(2)} | ${range(paired)} | ${verdict} |\n`,
+  );
 }
-process.stdout.write(`\nGeometric mean of the paired medians (this / other): ${geometricMean(pairedMedians).toFixed(2)} over ${pairedMedians.length} networks. A verdict other than "not told apart" needs every round to agree.\n`);
+process.stdout.write(
+  `\nGeometric mean of the paired medians (this / other): ${geometricMean(pairedMedians).toFixed(2)} over ${pairedMedians.length} networks. A verdict other than "not told apart" needs every round to agree.\n`,
+);
 process.stderr.write(`bench:executor-builds: wrote ${OUT_CSV}\n`);

@@ -63,12 +63,16 @@ if (chosen.length === 0) refuse(`no zoo network matches ${options.networks.join(
 const planner = findPlanner('offsets/greedy-by-size');
 const rows: (string | number)[][] = [];
 const ratios: number[] = [];
-process.stdout.write('| network | ours ms | onnxruntime ms | ours / onnxruntime | min–max over runs | planned + weights + io MiB | peak − baseline MiB | rest MiB | runtime MiB | explained |\n|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n');
+process.stdout.write(
+  '| network | ours ms | onnxruntime ms | ours / onnxruntime | min–max over runs | planned + weights + io MiB | peak − baseline MiB | rest MiB | runtime MiB | explained |\n|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n',
+);
 for (const model of chosen) {
   const reports = [];
   for (let run = 1; run <= options.runs; run++) {
     process.stderr.write(`bench:executor: ${model.name}${options.runs > 1 ? ` (run ${run} of ${options.runs})` : ''}\n`);
-    reports.push(await execute(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false }));
+    reports.push(
+      await execute(buildZooModel(`zoo:${model.name}`), { backend: cpuBackend, planner, repetitions: options.repetitions, warmup: options.warmup, seed: 1, peer: true, verifyByExecution: false }),
+    );
   }
   const runRatios = reports.map((r) => r.peer!.ratio);
   const ratio = median(runRatios);
@@ -78,9 +82,29 @@ for (const model of chosen) {
   const ours = median(reports.map((r) => r.latencyMs.median));
   const theirs = median(reports.map((r) => r.peer!.latencyMs.median));
   const spread = `${Math.min(...runRatios).toFixed(2)}–${Math.max(...runRatios).toFixed(2)}`;
-  rows.push([model.name, ours, theirs, ratio, Math.min(...runRatios), Math.max(...runRatios), options.runs, held / MIB, m.peakRssDelta / MIB, m.rest / MIB, (m.runtime ?? NaN) / MIB, String(accounted(m))]);
-  process.stdout.write(`| ${model.name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${ratio.toFixed(2)} | ${spread} | ${(held / MIB).toFixed(2)} | ${(m.peakRssDelta / MIB).toFixed(2)} | ${(m.rest / MIB).toFixed(2)} | ${((m.runtime ?? NaN) / MIB).toFixed(2)} | ${String(accounted(m))} |\n`);
+  rows.push([
+    model.name,
+    ours,
+    theirs,
+    ratio,
+    Math.min(...runRatios),
+    Math.max(...runRatios),
+    options.runs,
+    held / MIB,
+    m.peakRssDelta / MIB,
+    m.rest / MIB,
+    (m.runtime ?? NaN) / MIB,
+    String(accounted(m)),
+  ]);
+  process.stdout.write(
+    `| ${model.name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${ratio.toFixed(2)} | ${spread} | ${(held / MIB).toFixed(2)} | ${(m.peakRssDelta / MIB).toFixed(2)} | ${(m.rest / MIB).toFixed(2)} | ${((m.runtime ?? NaN) / MIB).toFixed(2)} | ${String(accounted(m))} |\n`,
+  );
 }
-process.stdout.write(`\nGeometric mean of ours / onnxruntime: ${geometricMean(ratios).toFixed(2)} over ${ratios.length} networks (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians; ${options.runs} run${options.runs === 1 ? '' : 's'} per network, the median ratio).\n`);
-await writeFileAtomic(OUT_CSV, stringify([['network', 'ours_ms', 'onnxruntime_ms', 'ratio', 'ratio_min', 'ratio_max', 'runs', 'held_mib', 'peak_delta_mib', 'rest_mib', 'runtime_mib', 'explained'], ...rows]));
+process.stdout.write(
+  `\nGeometric mean of ours / onnxruntime: ${geometricMean(ratios).toFixed(2)} over ${ratios.length} networks (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians; ${options.runs} run${options.runs === 1 ? '' : 's'} per network, the median ratio).\n`,
+);
+await writeFileAtomic(
+  OUT_CSV,
+  stringify([['network', 'ours_ms', 'onnxruntime_ms', 'ratio', 'ratio_min', 'ratio_max', 'runs', 'held_mib', 'peak_delta_mib', 'rest_mib', 'runtime_mib', 'explained'], ...rows]),
+);
 process.stderr.write(`bench:executor: wrote ${OUT_CSV}\n`);

@@ -30,10 +30,11 @@ for (let tile = 256; tile <= n; tile *= 2) {
   const f = new Float32Array(memory.buffer);
   const a = new Float32Array(tile * tile);
   const b = new Float32Array(tile * tile);
-  for (let r = 0; r < tile; r++) for (let c = 0; c < tile; c++) {
-    a[r * tile + c] = element(1, 'A', r, c);
-    b[r * tile + c] = element(1, 'B', r, c);
-  }
+  for (let r = 0; r < tile; r++)
+    for (let c = 0; c < tile; c++) {
+      a[r * tile + c] = element(1, 'A', r, c);
+      b[r * tile + c] = element(1, 'B', r, c);
+    }
   f.set(a, 0);
   f.set(packB(b, 0, tile, tile, tile, 1).data, tile * tile);
   const kernel = tileGemmOn(memory);

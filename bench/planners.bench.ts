@@ -56,8 +56,7 @@ interface Options {
   timeLimit: number;
 }
 
-const USAGE =
-  'usage: npm run bench -- [--planner ID-SUBSTRING]... [--instance NAME-SUBSTRING]... [--runs N] [--traces DIR] [--all] [--time-limit S]';
+const USAGE = 'usage: npm run bench -- [--planner ID-SUBSTRING]... [--instance NAME-SUBSTRING]... [--runs N] [--traces DIR] [--all] [--time-limit S]';
 
 function parseArguments(argv: readonly string[]): Options {
   const options: Options = { planners: [], instances: [], runs: undefined, traces: DEFAULT_TRACES, all: false, timeLimit: 10 };
@@ -235,15 +234,7 @@ function sizeLimitFor(planner: Planner, all: boolean): number {
 }
 
 /** Plans once through the verifier, then repeats planner.plan alone for the timing. */
-function measure(
-  planner: Planner,
-  problem: Problem,
-  bounds: LowerBounds,
-  instance: Instance,
-  wantedRuns: number,
-  all: boolean,
-  timeLimitMs: number,
-): Row {
+function measure(planner: Planner, problem: Problem, bounds: LowerBounds, instance: Instance, wantedRuns: number, all: boolean, timeLimitMs: number): Row {
   const n = problem.records.length;
   const base = {
     instance: instance.name,
@@ -346,9 +337,7 @@ const fixed3 = (value: number | null): string => (value === null ? '' : Number.i
 
 function printTable(header: string[], rows: string[][], rightAligned: readonly boolean[], spanFrom: number): void {
   // Rows with fewer cells than the header let their last cell span the rest (skips, errors).
-  const widths = header.map((h, c) =>
-    Math.max(h.length, ...rows.filter((r) => r.length === header.length || c < r.length - 1).map((r) => (r[c] ?? '').length)),
-  );
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.filter((r) => r.length === header.length || c < r.length - 1).map((r) => (r[c] ?? '').length)));
   const line = (cells: string[]): string =>
     cells
       .map((cell, c) => {
@@ -377,18 +366,7 @@ function printInstance(name: string, problem: Problem, bounds: LowerBounds, rows
     if (r.status === 'error') return [r.planner, `ERROR: ${r.note}`];
     const note = r.status === 'invalid' ? r.note.slice(0, 200) : r.note;
     const bytes = (value: number | null): string => (value === null ? '' : String(value));
-    return [
-      r.planner,
-      mib(r.footprint),
-      mib(r.lowerBound),
-      bytes(r.footprint),
-      bytes(r.lowerBound),
-      fixed3(r.ratio),
-      fixed3(r.medianMs),
-      fixed3(r.minMs),
-      String(r.runs),
-      note,
-    ];
+    return [r.planner, mib(r.footprint), mib(r.lowerBound), bytes(r.footprint), bytes(r.lowerBound), fixed3(r.ratio), fixed3(r.medianMs), fixed3(r.minMs), String(r.runs), note];
   });
   printTable(header, cells, [false, true, true, true, true, true, true, true, true, false], 1);
 }
@@ -433,8 +411,7 @@ function printSummary(rows: readonly Row[]): void {
 async function main(): Promise<void> {
   const options = parseArguments(process.argv.slice(2));
   const started = performance.now();
-  const matches = (text: string, filters: readonly string[]): boolean =>
-    filters.length === 0 || filters.some((f) => text.toLowerCase().includes(f.toLowerCase()));
+  const matches = (text: string, filters: readonly string[]): boolean => filters.length === 0 || filters.some((f) => text.toLowerCase().includes(f.toLowerCase()));
 
   const planners = PLANNERS.filter((p) => matches(p.id, options.planners));
   if (planners.length === 0) usageError(`no planner id contains ${options.planners.map((p) => `"${p}"`).join(' or ')}.`);

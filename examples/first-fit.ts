@@ -20,9 +20,7 @@ const firstFit: OffsetsPlanner = {
     const placed: number[] = [];
     for (const i of order) {
       // Live neighbours sorted by offset; slide up past each one we would overlap.
-      const live = placed
-        .filter((j) => !(records[j].last < records[i].first || records[i].last < records[j].first))
-        .sort((a, b) => offsets[a] - offsets[b]);
+      const live = placed.filter((j) => !(records[j].last < records[i].first || records[i].last < records[j].first)).sort((a, b) => offsets[a] - offsets[b]);
       let offset = 0;
       for (const j of live) {
         if (offset + records[i].size <= offsets[j]) break;

@@ -32,7 +32,6 @@ export interface RouteOptions {
 /** A body at least this large is worth a garbage collection once the agent is done with it (http/return-memory.ts). */
 const LARGE_BODY_BYTES = 2 ** 20;
 
-
 /**
  * The agent's requests, once their headers are in:
  *
@@ -139,4 +138,3 @@ async function postJob(options: RouteOptions, req: IncomingMessage, res: ServerR
     if (size >= LARGE_BODY_BYTES) returnMemory();
   }
 }
-

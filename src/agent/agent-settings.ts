@@ -63,7 +63,12 @@ export function agentSettings(options: AgentOptions): AgentSettings {
   const maxRunSeconds = options.maxRunSeconds ?? DEFAULT_MAX_RUN_SECONDS;
   const maxQueuedJobs = options.maxQueuedJobs ?? DEFAULT_MAX_QUEUED_JOBS;
   const maxTensorBytes = options.maxTensorBytes ?? totalmem();
-  for (const [name, value] of [['maxJobBytes', maxJobBytes], ['maxBodyMemoryBytes', maxBodyMemoryBytes], ['maxRunSeconds', maxRunSeconds], ['maxTensorBytes', maxTensorBytes]] as const) {
+  for (const [name, value] of [
+    ['maxJobBytes', maxJobBytes],
+    ['maxBodyMemoryBytes', maxBodyMemoryBytes],
+    ['maxRunSeconds', maxRunSeconds],
+    ['maxTensorBytes', maxTensorBytes],
+  ] as const) {
     if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new BackendError(`the agent's ${name} must be a number > 0, got ${value}.`);
   }
   if (maxBodyMemoryBytes < maxJobBytes) throw new BackendError(`the agent's maxBodyMemoryBytes (${maxBodyMemoryBytes}) must hold at least one job of maxJobBytes (${maxJobBytes}).`);

@@ -83,7 +83,12 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     closing: isClosing,
     inFlight,
   };
-  const { server, guard } = guardedServer(settings.http, (req, res, expectsContinue) => void handleRequest(routes, req, res, expectsContinue), (message) => ({ protocol: PROTOCOL_VERSION, error: message }), log);
+  const { server, guard } = guardedServer(
+    settings.http,
+    (req, res, expectsContinue) => void handleRequest(routes, req, res, expectsContinue),
+    (message) => ({ protocol: PROTOCOL_VERSION, error: message }),
+    log,
+  );
 
   try {
     // The device page is bundled before the agent says it serves: a bundle that cannot be made fails now.

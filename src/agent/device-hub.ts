@@ -164,7 +164,10 @@ export class DeviceHub {
         }
       };
       const onAbort = (): void => finish({ error: new DeviceError('aborted', `the job on device ${id} was called off.`) });
-      const timer = setTimeout(() => finish({ error: new DeviceError('timeout', `the job ran past the limit of ${Number((options.maxRunMs / 1000).toFixed(1))} s on device ${id} (${device.name}) and was called off.`) }), options.maxRunMs);
+      const timer = setTimeout(
+        () => finish({ error: new DeviceError('timeout', `the job ran past the limit of ${Number((options.maxRunMs / 1000).toFixed(1))} s on device ${id} (${device.name}) and was called off.`) }),
+        options.maxRunMs,
+      );
       device.job = { number, text, repetitions: options.repetitions, fetched: false, settle: finish };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -375,8 +378,18 @@ function checkGpu(value: unknown): PageGpu {
   const gpu = value as Partial<{ ok: boolean; info: DeviceInfo; alignment: number; error: string }> | undefined;
   if (gpu?.ok === false && typeof gpu.error === 'string') return { ok: false, error: sentence(printable(gpu.error, 400)) };
   const alignment = gpu?.alignment;
-  if (gpu?.ok !== true || gpu.info === null || typeof gpu.info !== 'object' || Array.isArray(gpu.info) || gpu.info.backend !== 'browser' || typeof alignment !== 'number' || !Number.isSafeInteger(alignment) || alignment < 4 || (alignment & (alignment - 1)) !== 0) {
-    throw new Refusal(400, 'the join does not describe the page\'s WebGPU device (gpu.ok, gpu.info, gpu.alignment, a power of two).');
+  if (
+    gpu?.ok !== true ||
+    gpu.info === null ||
+    typeof gpu.info !== 'object' ||
+    Array.isArray(gpu.info) ||
+    gpu.info.backend !== 'browser' ||
+    typeof alignment !== 'number' ||
+    !Number.isSafeInteger(alignment) ||
+    alignment < 4 ||
+    (alignment & (alignment - 1)) !== 0
+  ) {
+    throw new Refusal(400, "the join does not describe the page's WebGPU device (gpu.ok, gpu.info, gpu.alignment, a power of two).");
   }
   // Its adapter's name and the rest are shown in lists, logs and reports: printable text only.
   return { ok: true, info: printableValues(gpu.info) as DeviceInfo, alignment };

@@ -19,7 +19,6 @@ export type JobOutcome =
   | { readonly kind: 'aborted' }
   | { readonly kind: 'failed'; readonly message: string };
 
-
 interface Runner {
   readonly child: ChildProcess;
   /** True once the process has loaded the project and waits for its job; false if it ended first. */

@@ -68,7 +68,11 @@ export class LocalJobs {
       if (signal.aborted) return { kind: 'aborted' as const };
       this.running = true;
       try {
-        const message = (): { body: Buffer; served: readonly ServedBackend[]; maxTensorBytes: number } => ({ body: body.take(), served: this.options.served, maxTensorBytes: this.options.maxTensorBytes });
+        const message = (): { body: Buffer; served: readonly ServedBackend[]; maxTensorBytes: number } => ({
+          body: body.take(),
+          served: this.options.served,
+          maxTensorBytes: this.options.maxTensorBytes,
+        });
         return await this.processes.run(message, maxRunSeconds * 1000, signal, (job) => {
           number = ++counters.started;
           started = performance.now();

@@ -502,7 +502,8 @@ export function decodeJob(text: string): Job {
 
   const run = object(root.run, 'run');
   noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution', 'workers', 'device'], 'run');
-  if (run.device !== undefined && (typeof run.device !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(run.device))) throw new WireError(`run.device must name a device (letters, digits, - and _), got ${short(run.device)}.`);
+  if (run.device !== undefined && (typeof run.device !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(run.device)))
+    throw new WireError(`run.device must name a device (letters, digits, - and _), got ${short(run.device)}.`);
   if (typeof run.backend !== 'string' || run.backend === '') throw new WireError('run.backend must name a backend.');
   const whole = (value: unknown, what: string, min: number, max: number): number => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw new WireError(`${what} must be a whole number from ${min} to ${max}, got ${short(value)}.`);

@@ -120,7 +120,6 @@ export interface OperatorSpan {
   readonly end: number;
 }
 
-
 /** A prepared network that runs the operators of a step at once on a pool of threads. */
 export interface ParallelRun {
   readonly workers: number;

@@ -26,7 +26,6 @@ export interface MeasureResult {
   readonly spans?: readonly OperatorSpan[];
 }
 
-
 /** One traced inference: its operators (and loads) and the problem whose records they ran in. */
 export interface Timeline {
   readonly spans: readonly OperatorSpan[];

@@ -8,7 +8,9 @@ export function weightedGraph(graph: Graph, weights: 'seeded' | 'file', seed: nu
   if (weights === 'seeded') return withSeededWeights(withoutWeights(graph), seed);
   const quantized = [...graph.tensors.values()].find((t) => t.constant && (t.dtype === 'int8' || t.dtype === 'uint8'));
   if (quantized !== undefined) {
-    throw new BackendError(`${graph.name}: the model is quantized (constant ${quantized.name} holds ${quantized.dtype} values), and the executors run float32 without dequantizing: run with seeded weights.`);
+    throw new BackendError(
+      `${graph.name}: the model is quantized (constant ${quantized.name} holds ${quantized.dtype} values), and the executors run float32 without dequantizing: run with seeded weights.`,
+    );
   }
   const tensors = new Map([...graph.tensors].map(([name, t]) => [name, t.constant ? { ...t, data: float32Values(graph.name, t) } : t]));
   return { ...graph, tensors };

@@ -22,4 +22,3 @@ export function warmUpGraph(): Graph {
   const fc = b.dense('fc', avg, 64);
   return b.build([b.softmax('softmax', fc)]);
 }
-

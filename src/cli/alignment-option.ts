@@ -31,5 +31,9 @@ export function checkAlignedSizes(problem: Problem, alignment: number, source: s
   const past = recordPastTotal(problem.records, alignment);
   if (past === undefined) return;
   const id = JSON.stringify(problem.records[past].id);
-  throw new InputError(source, undefined, `with --align ${alignment}, record ${past} (id ${id}) brings the sum of the sizes, each rounded up to ${alignment} bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`);
+  throw new InputError(
+    source,
+    undefined,
+    `with --align ${alignment}, record ${past} (id ${id}) brings the sum of the sizes, each rounded up to ${alignment} bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`,
+  );
 }

@@ -64,7 +64,11 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
     `latency     mean ${report.meanLatencyMs.toFixed(2)} ms, median ${l.median.toFixed(2)}, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)} over ${l.runs} runs`,
     `outputs     ${report.matchesUnbudgeted === null ? 'not checked' : report.matchesUnbudgeted ? 'bit-identical to the unbudgeted run (every weight resident)' : 'DIFFER from the unbudgeted run'}`,
     ...memoryLines(report.memory),
-    ...(report.withinBudget === null ? [] : [`budget      ${report.withinBudget ? 'kept' : 'NOT KEPT'}: peak - base ${mib(report.memory.peakRssDelta)} MiB ${report.withinBudget ? 'within' : 'over'} the budget of ${mib(report.budget as number)} MiB`]),
+    ...(report.withinBudget === null
+      ? []
+      : [
+          `budget      ${report.withinBudget ? 'kept' : 'NOT KEPT'}: peak - base ${mib(report.memory.peakRssDelta)} MiB ${report.withinBudget ? 'within' : 'over'} the budget of ${mib(report.budget as number)} MiB`,
+        ]),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return report;
@@ -83,6 +87,9 @@ function memoryLines(memory: MemoryReport): string[] {
     ['peak - base', memory.peakRssDelta, 'what running this plan took'],
     ['rest', memory.rest, 'peak - base not accounted for above'],
   ];
-  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, mib(bytes), what]));
+  const table = alignedTable(
+    ['figure', 'MiB', 'what'],
+    rows.map(([name, bytes, what]) => [name, mib(bytes), what]),
+  );
   return ['', `memory      measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`, ...table.split('\n')];
 }

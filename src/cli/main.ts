@@ -37,7 +37,10 @@ function usageSentence(message: string, usage: string | undefined): string {
   const wanted = [...line.matchAll(/<([^>]+)>/g)].map((m) => `<${m[1]}>`);
   const given = /got (\d+)/.exec(message);
   if (/^Not enough non-option arguments/.test(message) && wanted.length > 0 && given) {
-    const command = line.slice(0, line.indexOf('<')).trim().replace(/^memplan /, '');
+    const command = line
+      .slice(0, line.indexOf('<'))
+      .trim()
+      .replace(/^memplan /, '');
     return `${command} needs ${wanted.slice(Number(given[1])).join(' ')}; its usage is above.`;
   }
   return message.replace(/\s*\n\s*/g, ' ');

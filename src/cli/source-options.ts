@@ -27,7 +27,7 @@ export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
     .option('order', {
       choices: OPERATOR_ORDERS,
       default: 'given' as OperatorOrder,
-      describe: "graph sources: operator order; memory-aware lowers the peak of live bytes (planned and run in that order)",
+      describe: 'graph sources: operator order; memory-aware lowers the peak of live bytes (planned and run in that order)',
     })
     .option('schedule', {
       type: 'string',

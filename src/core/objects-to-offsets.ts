@@ -14,5 +14,8 @@ export function objectsToOffsets(problem: Problem, plan: SharedObjectsPlan, alig
     objectOffsets[id] = alignUp(next, alignment);
     next = objectOffsets[id] + size;
   });
-  return offsetsPlan(problem, plan.objectIds.map((id) => objectOffsets[id]));
+  return offsetsPlan(
+    problem,
+    plan.objectIds.map((id) => objectOffsets[id]),
+  );
 }

@@ -334,8 +334,6 @@ export interface PlantedInstance {
 export function plantedSuite(seeds: readonly number[] = PLANTED_SUITE.seeds): PlantedInstance[] {
   const largest = PLANTED_SUITE.sizes[PLANTED_SUITE.sizes.length - 1];
   return PLANTED_SUITE.sizes.flatMap((n) =>
-    (n === largest ? seeds.slice(0, 1) : seeds).flatMap((seed) =>
-      PLANTED_FAMILIES.map((family) => ({ family, n, seed, source: `synthetic:planted?n=${n}&seed=${seed}&family=${family}` })),
-    ),
+    (n === largest ? seeds.slice(0, 1) : seeds).flatMap((seed) => PLANTED_FAMILIES.map((family) => ({ family, n, seed, source: `synthetic:planted?n=${n}&seed=${seed}&family=${family}` }))),
   );
 }

@@ -29,12 +29,7 @@ export class InvalidProblemError extends Error {
  * the last operator any record uses. Readers of files report errors with file and
  * line before this; this check guards the library API.
  */
-export function makeProblem(
-  name: string,
-  records: readonly TensorUsageRecord[],
-  operatorCount?: number,
-  options: { readonly budget?: number } = {},
-): Problem {
+export function makeProblem(name: string, records: readonly TensorUsageRecord[], operatorCount?: number, options: { readonly budget?: number } = {}): Problem {
   const seen = new Set<string>();
   let lastOperator = -1;
   records.forEach((record, index) => {
@@ -55,7 +50,9 @@ export function makeProblem(
   });
   const past = recordPastTotal(records);
   if (past !== undefined) {
-    throw new InvalidProblemError(`problem ${JSON.stringify(name)}: record ${past} (id ${JSON.stringify(records[past].id)}) brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
+    throw new InvalidProblemError(
+      `problem ${JSON.stringify(name)}: record ${past} (id ${JSON.stringify(records[past].id)}) brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`,
+    );
   }
   const count = operatorCount ?? lastOperator + 1;
   if (!Number.isSafeInteger(count) || count <= lastOperator) {

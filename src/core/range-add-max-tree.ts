@@ -44,9 +44,6 @@ export class RangeAddMaxTree {
     if (right < lo || hi < left) return -Infinity;
     if (left <= lo && hi <= right) return this.max[node];
     const mid = (lo + hi) >>> 1;
-    return (
-      Math.max(this.maxIn(2 * node, lo, mid, left, right), this.maxIn(2 * node + 1, mid + 1, hi, left, right)) +
-      this.pending[node]
-    );
+    return Math.max(this.maxIn(2 * node, lo, mid, left, right), this.maxIn(2 * node + 1, mid + 1, hi, left, right)) + this.pending[node];
   }
 }

@@ -12,19 +12,7 @@ import type { Problem } from './problem.ts';
  * Intermediates live inside one layer. The footprint may not exceed the budget.
  */
 export interface Violation {
-  readonly kind:
-    | 'length'
-    | 'offset'
-    | 'alignment'
-    | 'overlap'
-    | 'object-id'
-    | 'object-size'
-    | 'shared-conflict'
-    | 'footprint'
-    | 'claim'
-    | 'budget'
-    | 'load-window'
-    | 'scratch';
+  readonly kind: 'length' | 'offset' | 'alignment' | 'overlap' | 'object-id' | 'object-size' | 'shared-conflict' | 'footprint' | 'claim' | 'budget' | 'load-window' | 'scratch';
   readonly message: string;
 }
 
@@ -129,7 +117,10 @@ function residencyStarts(problem: Problem, loadSteps: readonly number[] | undefi
       }
     } else if (step !== record.first) {
       const what = record.kind === 'scratch' ? 'scratch' : 'activation';
-      out.add(what === 'scratch' ? 'scratch' : 'load-window', `${what} ${record.id} is given memory from operator ${step}, but it exists only from operator ${record.first}; only weights are loaded ahead.`);
+      out.add(
+        what === 'scratch' ? 'scratch' : 'load-window',
+        `${what} ${record.id} is given memory from operator ${step}, but it exists only from operator ${record.first}; only weights are loaded ahead.`,
+      );
     }
   });
   return starts;
@@ -189,12 +180,7 @@ function verifyOffsets(problem: Problem, offsets: readonly number[], starts: rea
     const at = position(i);
     const below = at > 0 ? live[at - 1] : -1;
     const above = at < live.length ? live[at] : -1;
-    const clash =
-      below >= 0 && offsets[below] + records[below].size > offsets[i]
-        ? below
-        : above >= 0 && offsets[i] + records[i].size > offsets[above]
-          ? above
-          : -1;
+    const clash = below >= 0 && offsets[below] + records[below].size > offsets[i] ? below : above >= 0 && offsets[i] + records[i].size > offsets[above] ? above : -1;
     if (clash >= 0) {
       out.add(
         'overlap',
@@ -211,13 +197,7 @@ function verifyOffsets(problem: Problem, offsets: readonly number[], starts: rea
   return footprint;
 }
 
-function verifySharedObjects(
-  problem: Problem,
-  objectIds: readonly number[],
-  objectSizes: readonly number[],
-  alignment: number,
-  out: ViolationCollector,
-): number {
+function verifySharedObjects(problem: Problem, objectIds: readonly number[], objectSizes: readonly number[], alignment: number, out: ViolationCollector): number {
   const { records } = problem;
   if (!Array.isArray(objectIds) || objectIds.length !== records.length) {
     out.add('length', `the plan assigns ${Array.isArray(objectIds) ? objectIds.length : 'no'} objects for ${records.length} records.`);
@@ -257,10 +237,7 @@ function verifySharedObjects(
       const a = records[list[k - 1]];
       const b = records[list[k]];
       if (a.last >= b.first) {
-        out.add(
-          'shared-conflict',
-          `records ${a.id} (operators ${a.first}-${a.last}) and ${b.id} (operators ${b.first}-${b.last}) are live together but share object ${id}.`,
-        );
+        out.add('shared-conflict', `records ${a.id} (operators ${a.first}-${a.last}) and ${b.id} (operators ${b.first}-${b.last}) are live together but share object ${id}.`);
       }
     }
   });

@@ -235,7 +235,11 @@ export function parseExperiment(text: string, file: string): Experiment {
       return { kind: 'plan-only' };
     }
     const remote = spec.kind === 'remote';
-    noStrangers(spec, ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(spec.kind === 'cpu' ? ['pinCore'] : []), ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds', 'device'] : [])], path);
+    noStrangers(
+      spec,
+      ['kind', 'repetitions', 'warmup', 'peer', 'verifyByExecution', ...(spec.kind === 'cpu' ? ['pinCore'] : []), ...(remote ? ['url', 'token', 'backend', 'label', 'timeoutSeconds', 'device'] : [])],
+      path,
+    );
     for (const flag of ['peer', 'verifyByExecution', 'pinCore']) {
       if (spec[flag] !== undefined && typeof spec[flag] !== 'boolean') fail(`${path}.${flag}`, 'must be true or false.');
     }
@@ -316,5 +320,8 @@ export function parseExperiment(text: string, file: string): Experiment {
 }
 
 function defaultLabel(source: string): string {
-  return source.replace(/^(zoo|synthetic):/, '').replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '');
+  return source
+    .replace(/^(zoo|synthetic):/, '')
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.[^.]+$/, '');
 }

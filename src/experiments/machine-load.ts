@@ -79,7 +79,10 @@ function sample(): Sample {
     const busyTicks = total - fields[3] - fields[4];
     // utime stime cutime cstime: fields 14-17 of /proc/self/stat, counted after the name's closing parenthesis.
     const own = readFileSync('/proc/self/stat', 'utf8');
-    const rest = own.slice(own.lastIndexOf(')') + 2).split(' ').map(Number);
+    const rest = own
+      .slice(own.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const ownTicks = rest[11] + rest[12] + rest[13] + rest[14];
     return Number.isFinite(busyTicks) && Number.isFinite(ownTicks) ? { at, busyTicks, ownTicks } : { at };
   } catch {

@@ -29,9 +29,7 @@ export interface ShardInfo {
  * merge accepts that only where every shard's machine lacked it), or the cell cannot run
  * anywhere (a planner's size limit, a records file on an executing backend).
  */
-export type SkippedCell =
-  | { readonly cell: string; readonly because: 'source-absent'; readonly source: string }
-  | { readonly cell: string; readonly because: 'not-applicable'; readonly note: string };
+export type SkippedCell = { readonly cell: string; readonly because: 'source-absent'; readonly source: string } | { readonly cell: string; readonly because: 'not-applicable'; readonly note: string };
 
 interface ShardRun {
   readonly dir: string;
@@ -77,7 +75,10 @@ export async function mergeShards(dirs: readonly string[], to?: string): Promise
   const shard = first.shard;
   for (const run of runs) {
     const other = run.shard;
-    if (other.configHash !== shard.configHash) throw new ExperimentError(`${run.dir} ran another configuration than ${first.dir} (fingerprints ${other.configHash} and ${shard.configHash}); shards of one sweep must run the same experiment file.`);
+    if (other.configHash !== shard.configHash)
+      throw new ExperimentError(
+        `${run.dir} ran another configuration than ${first.dir} (fingerprints ${other.configHash} and ${shard.configHash}); shards of one sweep must run the same experiment file.`,
+      );
     const [a, b] = [run.info.versions?.['memplan-bench'], first.info.versions?.['memplan-bench']];
     if (a !== b) throw new ExperimentError(`${run.dir} ran memplan ${a} and ${first.dir} memplan ${b}; merge shards of one version.`);
     if (other.count !== shard.count) throw new ExperimentError(`${run.dir} is a shard of ${other.count} and ${first.dir} of ${shard.count}.`);
@@ -148,7 +149,10 @@ function proveCover(runs: readonly ShardRun[]): void {
     const other = run.shard.order;
     const at = other.findIndex((key, k) => key !== order[k]);
     if (other.length !== order.length || at >= 0) {
-      const where = at >= 0 ? `cell ${at + 1} is ${printableKey(other[at])} in ${run.dir} and ${order[at] === undefined ? 'absent' : printableKey(order[at])} in ${first.dir}` : `${run.dir} lists ${other.length} cells and ${first.dir} ${order.length}`;
+      const where =
+        at >= 0
+          ? `cell ${at + 1} is ${printableKey(other[at])} in ${run.dir} and ${order[at] === undefined ? 'absent' : printableKey(order[at])} in ${first.dir}`
+          : `${run.dir} lists ${other.length} cells and ${first.dir} ${order.length}`;
       throw new ExperimentError(`the shards disagree on the experiment's cells (${where}); run every shard of the sweep with one memplan version and experiment file.`);
     }
   }

@@ -63,7 +63,8 @@ export class ResultStore {
       text = await readFile(path, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new ExperimentError(`${this.dir}: not a run folder (it has no run.json); run folders are results/<experiment>/<run-id>, written by memplan run.`);
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        throw new ExperimentError(`${this.dir}: not a run folder (it has no run.json); run folders are results/<experiment>/<run-id>, written by memplan run.`);
       throw new ExperimentError(`${path}: cannot be read (${code ?? (error as Error).message}).`);
     }
     try {
@@ -121,7 +122,9 @@ export class ResultStore {
       const key = cellKey(value.model, value.planner, value.backend);
       const before = first.get(key);
       if (before !== undefined) {
-        throw new ExperimentError(`${this.dir} holds the cell ${printableKey(key)} twice (results.jsonl lines ${before} and ${line}): two runs wrote into it at once, so run the experiment again into a new folder.`);
+        throw new ExperimentError(
+          `${this.dir} holds the cell ${printableKey(key)} twice (results.jsonl lines ${before} and ${line}): two runs wrote into it at once, so run the experiment again into a new folder.`,
+        );
       }
       first.set(key, line);
     }

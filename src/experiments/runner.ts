@@ -41,7 +41,6 @@ export interface RunOutcome {
   readonly skipped: readonly string[];
 }
 
-
 /**
  * Runs every (model, planner, backend) cell of an experiment: plans through the verifier,
  * times the planner over the experiment's repetitions, and appends each finished cell to
@@ -330,5 +329,8 @@ function isFileSource(source: string): boolean {
 
 /** A sortable, file-name-safe id: the UTC time of the start. */
 function runId(): string {
-  return new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z');
+  return new Date()
+    .toISOString()
+    .replace(/:/g, '-')
+    .replace(/\.\d+Z$/, 'Z');
 }

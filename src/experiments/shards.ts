@@ -45,7 +45,7 @@ export function chooseShard(option: string | undefined, countOption: number | un
   const index = whole('JOB_COMPLETION_INDEX');
   if (index !== undefined) {
     const count = countOption ?? whole('MEMPLAN_SHARD_COUNT');
-    if (count === undefined) throw new ExperimentError('$JOB_COMPLETION_INDEX is set: give the number of shards with --shard-count N (or $MEMPLAN_SHARD_COUNT), the Job\'s completions.');
+    if (count === undefined) throw new ExperimentError("$JOB_COMPLETION_INDEX is set: give the number of shards with --shard-count N (or $MEMPLAN_SHARD_COUNT), the Job's completions.");
     return parseShard(`${index}/${count}`);
   }
   return undefined;
@@ -57,7 +57,8 @@ export function chooseShard(option: string | undefined, countOption: number | un
  * array too large to make).
  */
 export function checkShardCount(shard: ShardSpec, cells: number, file: string): void {
-  if (shard.count > cells) throw new ExperimentError(`shard ${shard.index}/${shard.count}: ${file} has ${cells} cell${cells === 1 ? '' : 's'}, so it splits into at most ${cells} shard${cells === 1 ? '' : 's'}.`);
+  if (shard.count > cells)
+    throw new ExperimentError(`shard ${shard.index}/${shard.count}: ${file} has ${cells} cell${cells === 1 ? '' : 's'}, so it splits into at most ${cells} shard${cells === 1 ? '' : 's'}.`);
 }
 
 /**

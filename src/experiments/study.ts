@@ -71,7 +71,14 @@ export async function readStudyFile(file: string): Promise<{ study: Study; data:
 /** Runs a study into `<root>/<name>/<run-id>/`; returns the folder. */
 export async function runStudy(study: Study, data: Record<string, unknown>, file: string, root: string, options: StudyRunOptions = {}): Promise<{ dir: string; cells: unknown[] }> {
   const config = study.parse(data, file);
-  const store = await ResultStore.create(root, config.name, new Date().toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z'));
+  const store = await ResultStore.create(
+    root,
+    config.name,
+    new Date()
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z'),
+  );
   // Held while the study writes, as a planning run's folder is: report and merge see a finished folder or a live holder.
   const lock = await lockRun(store.dir);
   try {

@@ -15,9 +15,7 @@ export function executionOrder(graph: Graph): readonly Node[] {
       producer.set(output, index);
     }
   });
-  const dependsOn = graph.nodes.map((node) =>
-    node.inputs.filter((name) => name !== '' && producer.has(name)).map((name) => producer.get(name) as number),
-  );
+  const dependsOn = graph.nodes.map((node) => node.inputs.filter((name) => name !== '' && producer.has(name)).map((name) => producer.get(name) as number));
   if (dependsOn.every((deps, index) => deps.every((d) => d < index))) return graph.nodes;
 
   // Kahn's algorithm, always taking the earliest stored node that is ready.

@@ -18,7 +18,11 @@ export function parseByteSize(text: string | number): number {
 
 /** Bytes as a short size: `4 MiB`, `1.5 GiB`, `300 KiB`, `1000 bytes`. */
 export function formatByteSize(bytes: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
     if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
   }
   return `${bytes} bytes`;

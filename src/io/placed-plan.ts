@@ -11,7 +11,8 @@ export interface PlacedPlan {
   readonly offsets: readonly number[];
 }
 
-export const PLACED_PLAN_FORMATS = 'a .csv in MiniMalloc\'s format with an offset column (id,lower,upper,size,offset; half-open, as MiniMalloc writes its solutions) or a .json of records {id, size, first, last, offset} (closed)';
+export const PLACED_PLAN_FORMATS =
+  "a .csv in MiniMalloc's format with an offset column (id,lower,upper,size,offset; half-open, as MiniMalloc writes its solutions) or a .json of records {id, size, first, last, offset} (closed)";
 
 /**
  * Reads a plan another allocator wrote (or `memplan plan --to` did), by its extension:

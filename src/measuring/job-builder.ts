@@ -23,7 +23,13 @@ export interface BuiltJob {
  * do neither again, so that the device runs exactly the order the plan was made for, whatever
  * its own version of the scheduler would choose.
  */
-export function buildJob(source: Graph, options: Pick<ExecuteOptions, 'planner' | 'weights' | 'seed' | 'records' | 'alignment'>, run: WireRunOptions, requiredAlignment: number, plansScratch: boolean): BuiltJob {
+export function buildJob(
+  source: Graph,
+  options: Pick<ExecuteOptions, 'planner' | 'weights' | 'seed' | 'records' | 'alignment'>,
+  run: WireRunOptions,
+  requiredAlignment: number,
+  plansScratch: boolean,
+): BuiltJob {
   const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
   // The device's backend plans its kernels' scratch (Backend.plansScratch): the plan made here holds it.
   const { scratch: _given, ...asked } = jobRecordOptions(options.records);

@@ -37,7 +37,11 @@ export function readRss(): RssReading {
     const rss = statusField(status, 'VmRSS');
     const peak = statusField(status, 'VmHWM');
     if (rss !== undefined && peak !== undefined) {
-      return { rss, peakRss: peak, method: resetWorked ? 'VmHWM of /proc/self/status, reset by /proc/self/clear_refs before the network was touched' : 'VmHWM of /proc/self/status since the process started (clear_refs refused)' };
+      return {
+        rss,
+        peakRss: peak,
+        method: resetWorked ? 'VmHWM of /proc/self/status, reset by /proc/self/clear_refs before the network was touched' : 'VmHWM of /proc/self/status since the process started (clear_refs refused)',
+      };
     }
   } catch {
     // Not Linux: fall through.

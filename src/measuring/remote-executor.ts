@@ -74,10 +74,7 @@ export async function executeOnAgent(source: Graph, options: ExecuteOptions, age
   const body = Buffer.from(text, 'utf8');
   if (body.length > info.limits.maxJobBytes) {
     const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
-    throw new RemoteError(
-      `the job for ${graph.name} is ${mib(body.length)} MiB, more than the ${mib(info.limits.maxJobBytes)} MiB agent ${base.origin} takes (raise its --max-job-mb).`,
-      413,
-    );
+    throw new RemoteError(`the job for ${graph.name} is ${mib(body.length)} MiB, more than the ${mib(info.limits.maxJobBytes)} MiB agent ${base.origin} takes (raise its --max-job-mb).`, 413);
   }
 
   const timeoutSeconds = agent.timeoutSeconds ?? info.limits.maxRunSeconds + 60;

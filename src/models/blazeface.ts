@@ -4,8 +4,22 @@ import type { ModelParameters, ZooModel } from './model.ts';
 
 /** Output channels and stride of the 16 BlazeBlocks of the front model. */
 const BLOCKS: readonly (readonly [number, number])[] = [
-  [24, 1], [28, 1], [32, 2], [36, 1], [42, 1], [48, 2], [56, 1], [64, 1],
-  [72, 1], [80, 1], [88, 1], [96, 2], [96, 1], [96, 1], [96, 1], [96, 1],
+  [24, 1],
+  [28, 1],
+  [32, 2],
+  [36, 1],
+  [42, 1],
+  [48, 2],
+  [56, 1],
+  [64, 1],
+  [72, 1],
+  [80, 1],
+  [88, 1],
+  [96, 2],
+  [96, 1],
+  [96, 1],
+  [96, 1],
+  [96, 1],
 ];
 
 /**
@@ -33,7 +47,12 @@ export const blazeface: ZooModel = {
       const projected = b.conv(`conv2d_${k + 1}`, main, { out: channels, kernel: 1, padding: 'valid' });
       const inChannels = b.shapeOf(skip)[3];
       if (channels > inChannels) {
-        skip = b.pad(`channel_padding${padSuffix(k)}`, skip, [[0, 0], [0, 0], [0, 0], [0, channels - inChannels]]);
+        skip = b.pad(`channel_padding${padSuffix(k)}`, skip, [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, channels - inChannels],
+        ]);
       }
       x = b.unary(`activation_${k + 1}`, 'Relu', b.add(`add${suffix}`, skip, projected));
       if (k === 10 || k === 15) taps.push(x);

@@ -169,7 +169,11 @@ export class NetworkBuilder {
 
   private op(scope: string, inputs: readonly string[], spec: OpSpec): string {
     const node = { ...spec, name: scope, inputs, outputs: [scope] } as Node;
-    const [shape] = inferOutputShapes(node, inputs.map((i) => this.shapeOf(i)), 'NHWC');
+    const [shape] = inferOutputShapes(
+      node,
+      inputs.map((i) => this.shapeOf(i)),
+      'NHWC',
+    );
     this.addTensor({ name: scope, shape, dtype: this.dtype, constant: false });
     this.nodes.push(node);
     return scope;

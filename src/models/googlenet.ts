@@ -34,8 +34,7 @@ const POOL_BEFORE: Readonly<Record<string, { name: string; kernel: number }>> = 
 export const googlenet: ZooModel = {
   name: 'googlenet',
   title: 'GoogLeNet (Inception v1)',
-  reference:
-    'GoogLeNet / Inception v1 of Szegedy et al. 2015 as torchvision googlenet without auxiliary classifiers; 5x5 branch as in the paper (torchvision: 3x3); no LRN (the IR has none)',
+  reference: 'GoogLeNet / Inception v1 of Szegedy et al. 2015 as torchvision googlenet without auxiliary classifiers; 5x5 branch as in the paper (torchvision: 3x3); no LRN (the IR has none)',
   defaults: { inputSize: 224, widthMultiplier: 1, batch: 1, dtype: 'float32' },
   tunable: ['inputSize', 'batch', 'dtype'],
   build(p: ModelParameters): Graph {

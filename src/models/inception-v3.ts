@@ -24,10 +24,12 @@ export const inceptionV3: ZooModel = {
         const size = typeof kernel === 'number' ? `${kernel}x${kernel}` : `${kernel[0]}x${kernel[1]}`;
         return b.conv(`${scope}/Conv2d_${k}_${size}`, y, { out, kernel, stride, padding, activation: 'relu' });
       }, x);
-    const avgBranch = (scope: string, x: string, out: number): string =>
-      chain(scope, b.pool(`${scope}/AvgPool_0a_3x3`, 'AveragePool', x, 3, 1, 'same'), [[out, 1]]);
+    const avgBranch = (scope: string, x: string, out: number): string => chain(scope, b.pool(`${scope}/AvgPool_0a_3x3`, 'AveragePool', x, 3, 1, 'same'), [[out, 1]]);
     const mixed = (scope: string, branches: readonly ((s: string) => string)[]): string =>
-      b.concat(`${scope}/concat`, branches.map((branch, k) => branch(`${scope}/Branch_${k}`)));
+      b.concat(
+        `${scope}/concat`,
+        branches.map((branch, k) => branch(`${scope}/Branch_${k}`)),
+      );
 
     let x = b.input('input', [p.batch, p.inputSize, p.inputSize, 3]);
     x = chain('InceptionV3/Stem', x, [
@@ -51,8 +53,17 @@ export const inceptionV3: ZooModel = {
       const input = x;
       x = mixed(`InceptionV3/${name}`, [
         (s) => chain(s, input, [[64, 1]]),
-        (s) => chain(s, input, [[48, 1], [64, 5]]),
-        (s) => chain(s, input, [[64, 1], [96, 3], [96, 3]]),
+        (s) =>
+          chain(s, input, [
+            [48, 1],
+            [64, 5],
+          ]),
+        (s) =>
+          chain(s, input, [
+            [64, 1],
+            [96, 3],
+            [96, 3],
+          ]),
         (s) => avgBranch(s, input, poolOut),
       ]);
     }
@@ -60,7 +71,12 @@ export const inceptionV3: ZooModel = {
       const input = x;
       x = mixed('InceptionV3/Mixed_6a', [
         (s) => chain(s, input, [[384, 3, 2, 'valid']]),
-        (s) => chain(s, input, [[64, 1], [96, 3], [96, 3, 2, 'valid']]),
+        (s) =>
+          chain(s, input, [
+            [64, 1],
+            [96, 3],
+            [96, 3, 2, 'valid'],
+          ]),
         (s) => b.pool(`${s}/MaxPool_1a_3x3`, 'MaxPool', input, 3, 2, 'valid'),
       ]);
     }
@@ -74,28 +90,56 @@ export const inceptionV3: ZooModel = {
       const input = x;
       x = mixed(`InceptionV3/${name}`, [
         (s) => chain(s, input, [[192, 1]]),
-        (s) => chain(s, input, [[width, 1], [width, [1, 7]], [192, [7, 1]]]),
-        (s) => chain(s, input, [[width, 1], [width, [7, 1]], [width, [1, 7]], [width, [7, 1]], [192, [1, 7]]]),
+        (s) =>
+          chain(s, input, [
+            [width, 1],
+            [width, [1, 7]],
+            [192, [7, 1]],
+          ]),
+        (s) =>
+          chain(s, input, [
+            [width, 1],
+            [width, [7, 1]],
+            [width, [1, 7]],
+            [width, [7, 1]],
+            [192, [1, 7]],
+          ]),
         (s) => avgBranch(s, input, 192),
       ]);
     }
     {
       const input = x;
       x = mixed('InceptionV3/Mixed_7a', [
-        (s) => chain(s, input, [[192, 1], [320, 3, 2, 'valid']]),
-        (s) => chain(s, input, [[192, 1], [192, [1, 7]], [192, [7, 1]], [192, 3, 2, 'valid']]),
+        (s) =>
+          chain(s, input, [
+            [192, 1],
+            [320, 3, 2, 'valid'],
+          ]),
+        (s) =>
+          chain(s, input, [
+            [192, 1],
+            [192, [1, 7]],
+            [192, [7, 1]],
+            [192, 3, 2, 'valid'],
+          ]),
         (s) => b.pool(`${s}/MaxPool_1a_3x3`, 'MaxPool', input, 3, 2, 'valid'),
       ]);
     }
     // 8 x 8
     for (const name of ['Mixed_7b', 'Mixed_7c']) {
       const input = x;
-      const split = (s: string, y: string): string =>
-        b.concat(`${s}/concat`, [chain(`${s}/a`, y, [[384, [1, 3]]]), chain(`${s}/b`, y, [[384, [3, 1]]])]);
+      const split = (s: string, y: string): string => b.concat(`${s}/concat`, [chain(`${s}/a`, y, [[384, [1, 3]]]), chain(`${s}/b`, y, [[384, [3, 1]]])]);
       x = mixed(`InceptionV3/${name}`, [
         (s) => chain(s, input, [[320, 1]]),
         (s) => split(s, chain(s, input, [[384, 1]])),
-        (s) => split(s, chain(s, input, [[448, 1], [384, 3]])),
+        (s) =>
+          split(
+            s,
+            chain(s, input, [
+              [448, 1],
+              [384, 3],
+            ]),
+          ),
         (s) => avgBranch(s, input, 192),
       ]);
     }

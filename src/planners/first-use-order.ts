@@ -20,10 +20,7 @@ function firstUseOrder(records: readonly TensorUsageRecord[]): number[] {
  * (stable, so equal firsts keep input order) and returns the object of each record in
  * the caller's order.
  */
-export function inFirstUseOrder(
-  problem: Problem,
-  assign: (sorted: readonly TensorUsageRecord[]) => ObjectAssignment,
-): ObjectAssignment {
+export function inFirstUseOrder(problem: Problem, assign: (sorted: readonly TensorUsageRecord[]) => ObjectAssignment): ObjectAssignment {
   const order = firstUseOrder(problem.records);
   const sorted = assign(order.map((i) => problem.records[i]));
   const objectIds = new Array<number>(order.length);

@@ -61,7 +61,8 @@ export function findPlanner(id: string): Planner {
   const known = [...PLANNERS, ...BUDGETED_PLANNERS];
   const found = known.find((p) => p.id === id);
   if (found) return found;
-  const closest = known.map((p) => ({ id: p.id, distance: editDistance(id, p.id) }))
+  const closest = known
+    .map((p) => ({ id: p.id, distance: editDistance(id, p.id) }))
     .sort((a, b) => a.distance - b.distance)
     .slice(0, 3)
     .map((p) => p.id);

@@ -105,7 +105,10 @@ export function measuredFinding(network: string, minimization: MeasuredReport | 
     if (r === undefined || !Number.isFinite(r.memory.peakRssDelta)) return [];
     const beyondPlan = r.memory.peakRssDelta - (r.footprint - minimization.footprint);
     const within = beyondPlan <= minimization.memory.peakRssDelta * (1 + MEASURED_SHARE) + MEASURED_SLACK_BYTES;
-    const plan = r.footprint === minimization.footprint ? 'the same plan size' : `a plan ${mib(Math.abs(r.footprint - minimization.footprint))} MiB ${r.footprint > minimization.footprint ? 'larger' : 'smaller'}`;
+    const plan =
+      r.footprint === minimization.footprint
+        ? 'the same plan size'
+        : `a plan ${mib(Math.abs(r.footprint - minimization.footprint))} MiB ${r.footprint > minimization.footprint ? 'larger' : 'smaller'}`;
     return [`${name} ${mib(r.memory.peakRssDelta)} MiB (${plan}; ${within ? 'as planned' : '**more than planned**'})`];
   });
   if (parts.length === 0) return undefined;

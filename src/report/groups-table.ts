@@ -60,7 +60,8 @@ export function networkMarkdown(config: ParallelGroupsConfig, cells: readonly Gr
     ];
     const label = row.extra ? `*${row.label}*` : row.label;
     const r = cell?.report;
-    if (cell === undefined || r === undefined) return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell?.steps ?? '—'} | ${cell?.error ? `failed: ${cell.error}` : 'not run'} | | | | | | | | | ${theirs.join(' | ')} |`;
+    if (cell === undefined || r === undefined)
+      return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell?.steps ?? '—'} | ${cell?.error ? `failed: ${cell.error}` : 'not run'} | | | | | | | | | ${theirs.join(' | ')} |`;
     const l = r.latencyMs;
     const ours = [
       ms(l.median) + (r.matchesNaive === false ? ' **(outputs differ)**' : ''),
@@ -81,13 +82,53 @@ export function networkMarkdown(config: ParallelGroupsConfig, cells: readonly Gr
 /** Every cell as one CSV row (bytes and milliseconds), for other tools. */
 export function groupsCsv(cells: readonly GroupsCell[]): string {
   return stringify([
-    ['part', 'network', 'row', 'schedule', 'planner', 'backend', 'steps', 'largest_step', 'naive_bytes', 'bound_bytes', 'planned_bytes', 'weights_bytes', 'peak_rss_delta_bytes', 'median_ms', 'ci_low_ms', 'ci_high_ms', 'device_median_ms', 'workers', 'busy_fraction', 'matches_naive', 'error'],
+    [
+      'part',
+      'network',
+      'row',
+      'schedule',
+      'planner',
+      'backend',
+      'steps',
+      'largest_step',
+      'naive_bytes',
+      'bound_bytes',
+      'planned_bytes',
+      'weights_bytes',
+      'peak_rss_delta_bytes',
+      'median_ms',
+      'ci_low_ms',
+      'ci_high_ms',
+      'device_median_ms',
+      'workers',
+      'busy_fraction',
+      'matches_naive',
+      'error',
+    ],
     ...cells.map((c) => {
       const r = c.report;
       return [
-        c.part, c.network, c.row ?? '', c.schedule, c.planner, c.backend, c.steps, c.largestStep, c.naive, c.bound,
-        r?.footprint ?? '', r?.memory.weights ?? '', r?.memory.peakRssDelta ?? '', r?.latencyMs.median ?? '', r?.latencyMs.ci95[0] ?? '', r?.latencyMs.ci95[1] ?? '',
-        r?.deviceMs?.median ?? '', r?.parallel?.workers ?? '', r?.parallel?.busyFraction ?? '', r === undefined ? '' : String(r.matchesNaive), c.error ?? '',
+        c.part,
+        c.network,
+        c.row ?? '',
+        c.schedule,
+        c.planner,
+        c.backend,
+        c.steps,
+        c.largestStep,
+        c.naive,
+        c.bound,
+        r?.footprint ?? '',
+        r?.memory.weights ?? '',
+        r?.memory.peakRssDelta ?? '',
+        r?.latencyMs.median ?? '',
+        r?.latencyMs.ci95[0] ?? '',
+        r?.latencyMs.ci95[1] ?? '',
+        r?.deviceMs?.median ?? '',
+        r?.parallel?.workers ?? '',
+        r?.parallel?.busyFraction ?? '',
+        r === undefined ? '' : String(r.matchesNaive),
+        c.error ?? '',
       ];
     }),
   ]);
@@ -96,7 +137,9 @@ export function groupsCsv(cells: readonly GroupsCell[]): string {
 /** The number of groups against memory and latency on the sweep's network (its table rows included). */
 export function sweepCells(config: ParallelGroupsConfig, cells: readonly GroupsCell[]): { groups: number; cell: GroupsCell }[] {
   return config.sweep.groups.flatMap((groups) => {
-    const cell = cells.find((c) => c.network === config.sweep.network && c.schedule === `groups:${groups}` && c.planner === config.sweep.planner && c.backend === 'cpu-parallel' && c.part !== 'webgpu');
+    const cell = cells.find(
+      (c) => c.network === config.sweep.network && c.schedule === `groups:${groups}` && c.planner === config.sweep.planner && c.backend === 'cpu-parallel' && c.part !== 'webgpu',
+    );
     return cell === undefined ? [] : [{ groups, cell }];
   });
 }

@@ -51,7 +51,7 @@ export function memoryMarkdown(results: readonly CellResult[]): string {
     '',
     `MiB. Peak: ${methods.join('; ')}. Rest = (peak − baseline) − intermediates − io − weights − scratch (scratch: what kernels keep beyond the plan) − the network's kernels in worker threads' heaps (cpu-parallel, in the CSV). ` +
       "Runtime: what starting the executor took (its code compiled and heap settled by a warm-up run, a pool's threads), measured in the same process before the baseline. " +
-      'Job: what receiving and checking the job and a dry run of it (its kernels compiled for these shapes) left before the baseline, which is taken again after it; the dry run\'s memory is held until the end, so that its return to the system falls outside the measurement. ' +
+      "Job: what receiving and checking the job and a dry run of it (its kernels compiled for these shapes) left before the baseline, which is taken again after it; the dry run's memory is held until the end, so that its return to the system falls outside the measurement. " +
       `Explained: peak − baseline at most ${ACCOUNTED.share * 100}% + ${ACCOUNTED.bytes / MIB} MiB over planned + weights + io, and rest at most the larger of ${ACCOUNTED.bytes / MIB} MiB and ${ACCOUNTED.share * 100}% of peak − baseline.`,
   ].join('\n')}\n`;
 }
@@ -61,7 +61,23 @@ export function memoryCsv(results: readonly CellResult[]): string {
     ['network', 'planner', 'backend', 'planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline_rss', 'peak_rss', 'peak_rss_delta', 'rest', 'runtime', 'job', 'explained'],
     ...measuredCells(results).map((r) => {
       const m = r.memory;
-      return [r.modelLabel, r.planner, r.backend, m.planned, m.intermediates, m.io, m.weights, m.scratch, m.baselineRss, m.peakRss, m.peakRssDelta, m.rest, m.runtime ?? '', m.job ?? '', accounted(m) ?? ''];
+      return [
+        r.modelLabel,
+        r.planner,
+        r.backend,
+        m.planned,
+        m.intermediates,
+        m.io,
+        m.weights,
+        m.scratch,
+        m.baselineRss,
+        m.peakRss,
+        m.peakRssDelta,
+        m.rest,
+        m.runtime ?? '',
+        m.job ?? '',
+        accounted(m) ?? '',
+      ];
     }),
   ]);
 }
@@ -102,7 +118,9 @@ export function savingChecks(results: readonly CellResult[], planner = 'offsets/
 
 export function savingChecksMarkdown(checks: readonly SavingCheck[], planner = 'Greedy by Size'): string {
   if (checks.length === 0) return '';
-  const rows = checks.map((c) => `| ${c.network} | ${c.backend} | ${mib(c.planned)} | ${mib(c.measured)} | ${c.deviation >= 0 ? '+' : ''}${(c.deviation * 100).toFixed(1)}% | ${c.within ? 'yes' : '**no**'} |`);
+  const rows = checks.map(
+    (c) => `| ${c.network} | ${c.backend} | ${mib(c.planned)} | ${mib(c.measured)} | ${c.deviation >= 0 ? '+' : ''}${(c.deviation * 100).toFixed(1)}% | ${c.within ? 'yes' : '**no**'} |`,
+  );
   return `${[
     `Does ${planner} save on this machine what it saves on paper? Naive's measured peak less ${planner}'s, against the planned difference (within ${SAVING_TOLERANCE * 100}%):`,
     '',

@@ -63,8 +63,7 @@ export function buildPaperTable(results: readonly CellResult[], spec: TableSpec)
   const minima = models.map((_, c) => Math.min(...strategies.filter((r) => r.kind === 'strategy').map((r) => r.values[c] ?? Infinity)));
   const marked = strategies.map((row) => ({ ...row, best: row.kind === 'strategy' ? row.values.map((v, c) => v !== undefined && v === minima[c]) : row.best }));
   /** The lower bound of the table's approach. */
-  const ofApproach = (bounds: LowerBounds | undefined): number | undefined =>
-    bounds === undefined ? undefined : spec.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects;
+  const ofApproach = (bounds: LowerBounds | undefined): number | undefined => (bounds === undefined ? undefined : spec.approach === 'offsets' ? bounds.offsets : bounds.sharedObjects);
   const bound = (m: string): number | undefined => ofApproach(anyCell(m)?.lowerBounds);
   // The bound under the other operator order, where the networks have one (records files do not).
   const other = results.find((r) => r.otherOrder !== undefined)?.otherOrder?.order;
@@ -81,12 +80,7 @@ export function buildPaperTable(results: readonly CellResult[], spec: TableSpec)
     title: spec.title,
     unit: spec.report.unit,
     columns: labels,
-    rows: [
-      ...marked,
-      ...optimal,
-      ...boundRows,
-      { label: 'Naive', values: models.map((m) => anyCell(m)?.naive), kind: 'naive', best: models.map(() => false) },
-    ],
+    rows: [...marked, ...optimal, ...boundRows, { label: 'Naive', values: models.map((m) => anyCell(m)?.naive), kind: 'naive', best: models.map(() => false) }],
   };
 }
 

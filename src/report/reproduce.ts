@@ -35,7 +35,6 @@ export interface ReproduceOptions {
   readonly quiet?: boolean;
 }
 
-
 /** Rule variants shown in the tie-order study beside each table's strategies (not in the tables). */
 const TIE_ORDER_VARIANTS = {
   table1: ['shared-objects/greedy-by-size-improved-size-first'],
@@ -166,7 +165,13 @@ export async function reproducePaper(options: ReproduceOptions): Promise<string[
   await writeFileAtomic(join(options.out, 'timings.md'), timingsMarkdown([...runs.table1.results, ...runs.table2.results]));
   await writeFileAtomic(
     join(options.out, 'README.md'),
-    page(runs.table1.markdown, runs.table2.markdown, tieOrderTables, claimsMarkdown, pictures.map((p) => p.replace(/^.*[\\/]charts[\\/]/, 'charts/'))),
+    page(
+      runs.table1.markdown,
+      runs.table2.markdown,
+      tieOrderTables,
+      claimsMarkdown,
+      pictures.map((p) => p.replace(/^.*[\\/]charts[\\/]/, 'charts/')),
+    ),
   );
   return ['README.md', 'table1.md', 'table2.md', 'tie-orders-table1.md', 'tie-orders-table2.md', 'claims.md', 'timings.md'].map((f) => join(options.out, f));
 }
@@ -195,7 +200,7 @@ function page(table1: string, table2: string, tieOrders: readonly string[], clai
     '',
     "The paper's numbers came from the TFLite GPU delegate's memory_management code. The strategies TFLite ships",
     '(naive, equality, Greedy in order, Min-cost Flow, Greedy by Breadth, Greedy by Size Improved, offsets Greedy by',
-    "Size) give exactly the totals of that code (LiteRT, unmodified) on every instance of its published totals: they",
+    'Size) give exactly the totals of that code (LiteRT, unmodified) on every instance of its published totals: they',
     "plan the records in TFLite's order (by first use) and break every tie as its code does (tested).",
     '',
     '## Table 1: Shared Objects',
@@ -203,7 +208,7 @@ function page(table1: string, table2: string, tieOrders: readonly string[], clai
     table1,
     'Also as [CSV](table1.csv) and [LaTeX](table1.tex). Greedy by Size Improved picks, within a stage, the tensor with the',
     "smallest gap first, then the largest, as TFLite's priority does; `shared-objects/greedy-by-size-improved-size-first`",
-    '(size before gap, a variant of this project, not the paper\'s strategy) is shown in the tie-order study below.',
+    "(size before gap, a variant of this project, not the paper's strategy) is shown in the tie-order study below.",
     '',
     '![Table 1 footprints over the lower bound](charts/table1-footprint.png)',
     '',
@@ -221,7 +226,7 @@ function page(table1: string, table2: string, tieOrders: readonly string[], clai
     '',
     '## How much the order of equal keys moves each strategy',
     '',
-    "The paper-era code sorted with an unstable sort; LiteRT now sorts stably, which the tables follow. Below, every",
+    'The paper-era code sorted with an unstable sort; LiteRT now sorts stably, which the tables follow. Below, every',
     'strategy plans each network under seeded random orders of equal keys (equal sizes, breadths, first uses, gaps):',
     'a strategy whose footprint never moves was found independent of the tie order on that network, not assumed so.',
     'Also as CSV ([Table 1](tie-orders-table1.csv), [Table 2](tie-orders-table2.csv)); `--tie-orders N` sets the number of orders.',
@@ -236,7 +241,7 @@ function page(table1: string, table2: string, tieOrders: readonly string[], clai
     'Claims 1-6 are decided again under every random tie order of the study above. Claim 7 reads the committed latency',
     `run that results/latency-cpu/${LATENCY_RUN_FILE} names (\`npx memplan reproduce --latency\` measures a new one on this machine and names it).`,
     '',
-    '## Allocation pictures (DeepLab v3, as the paper\'s Figures 3-6)',
+    "## Allocation pictures (DeepLab v3, as the paper's Figures 3-6)",
     '',
     ...pictures.map((p) => `![${p}](${p}.png)\n`),
   ].join('\n')}`;

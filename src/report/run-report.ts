@@ -94,7 +94,12 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
       const claim = evaluateClaims({ sharedObjects: [], offsets: [], latency: latency.filter((r) => backendLabel(r) === label) }).find((c) => c.id === 7)!;
       return claim.verdict === 'pending' ? [] : [`Claim 7 (${claim.claim})${labels.length > 1 ? `, ${label}` : ''}: **${claim.verdict}**. ${claim.evidence}\n`];
     });
-    const devices = [...new Set(latency.map((r) => JSON.stringify(r.device ?? {})))].map((d) => `- ${Object.entries(JSON.parse(d) as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}`);
+    const devices = [...new Set(latency.map((r) => JSON.stringify(r.device ?? {})))].map(
+      (d) =>
+        `- ${Object.entries(JSON.parse(d) as Record<string, unknown>)
+          .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .join(', ')}`,
+    );
     const text = `Devices:\n\n${devices.join('\n')}\n\n${latencyTable(latency)}\n${claims.join('')}`;
     await writeFileAtomic(join(out, `${name}-latency.md`), text);
     files.push(join(out, `${name}-latency.md`));

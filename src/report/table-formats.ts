@@ -25,7 +25,12 @@ export function tableToMarkdown(table: PaperTable): string {
 /** CSV: numbers only, in the table's unit; a last row names the best strategy per network. */
 export function tableToCsv(table: PaperTable): string {
   const strategies = table.rows.filter((r) => r.kind === 'strategy');
-  const best = table.columns.map((_, c) => strategies.filter((r) => r.best[c]).map((r) => r.label).join('; '));
+  const best = table.columns.map((_, c) =>
+    strategies
+      .filter((r) => r.best[c])
+      .map((r) => r.label)
+      .join('; '),
+  );
   return stringify([
     [`strategy (${table.unit})`, ...table.columns],
     ...table.rows.map((row) => [row.label, ...row.values.map((v) => formatValue(v, table.unit).replace('—', ''))]),
@@ -34,7 +39,18 @@ export function tableToCsv(table: PaperTable): string {
   ]);
 }
 
-const LATEX_SPECIAL: Record<string, string> = { '&': '\\&', '%': '\\%', $: '\\$', '#': '\\#', _: '\\_', '{': '\\{', '}': '\\}', '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', '\\': '\\textbackslash{}' };
+const LATEX_SPECIAL: Record<string, string> = {
+  '&': '\\&',
+  '%': '\\%',
+  $: '\\$',
+  '#': '\\#',
+  _: '\\_',
+  '{': '\\{',
+  '}': '\\}',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+  '\\': '\\textbackslash{}',
+};
 
 function latex(text: string): string {
   return text.replace(/[&%$#_{}~^\\]/g, (c) => LATEX_SPECIAL[c]);
@@ -46,7 +62,12 @@ export function tableToLatex(table: PaperTable): string {
   const body = (kinds: readonly string[]): string[] =>
     table.rows
       .filter((r) => kinds.includes(r.kind))
-      .map((row: TableRow) => line(row.label, formatCells(row, table.unit).map((text, c) => (row.best[c] ? `\\textbf{${text}}` : text.replace('<= ', '$\\leq$ ').replace('—', '--')))));
+      .map((row: TableRow) =>
+        line(
+          row.label,
+          formatCells(row, table.unit).map((text, c) => (row.best[c] ? `\\textbf{${text}}` : text.replace('<= ', '$\\leq$ ').replace('—', '--'))),
+        ),
+      );
   return `${[
     '% Requires \\usepackage{booktabs}.',
     '\\begin{table}[t]',

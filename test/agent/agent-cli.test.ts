@@ -105,7 +105,9 @@ describe('memplan agent --help', () => {
   it('states the body limit and how many bodies the agent holds at once', async () => {
     const help = await memplan('agent', '--help');
     expect(help.status).toBe(0);
-    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(/--max-job-mb largest job body accepted \(MiB\); a larger one gets 413 before it is read\. The agent holds at most twice this in bodies at once, one body per client/);
+    expect(help.stdout.replace(/\s+/g, ' ')).toMatch(
+      /--max-job-mb largest job body accepted \(MiB\); a larger one gets 413 before it is read\. The agent holds at most twice this in bodies at once, one body per client/,
+    );
   });
 });
 

@@ -54,7 +54,9 @@ describe('an agent with devices', () => {
     );
     expect(error).toBeInstanceOf(RemoteError);
     expect(error).toMatchObject({ status: 502 });
-    expect((error as Error).message).toMatch(new RegExp(`^agent http://127\\.0\\.0\\.1:\\d+ lost its device during the job for tiny \\(502\\): device ${device.id} \\(fake phone\\) disconnected in the middle of the job`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`^agent http://127\\.0\\.0\\.1:\\d+ lost its device during the job for tiny \\(502\\): device ${device.id} \\(fake phone\\) disconnected in the middle of the job`),
+    );
   });
 
   it("a page's failure is the job's (500); a device that is gone or never was is named (404)", async () => {
@@ -82,7 +84,9 @@ describe('an agent without devices', () => {
     const agent = await startAgent({ token: TOKEN });
     try {
       expect((await fetch(`${agent.url}/device`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
-      await expect(onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd1', planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(/serves no devices; start it with --devices/);
+      await expect(onAgent(tinyGraph(), { url: agent.url, token: TOKEN, device: 'd1', planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(
+        /serves no devices; start it with --devices/,
+      );
     } finally {
       await agent.close();
     }

@@ -21,8 +21,28 @@ const MIB = 2 ** 20;
 /** One 1x1 convolution over `channels` channels: its weights (channels² float32) are nearly all of the job. */
 function wideGraph(channels: number): Graph {
   const t = (name: string, shape: number[], constant = false): [string, Tensor] => [name, { name, shape, dtype: 'float32', constant }];
-  const conv: Node = { name: 'conv', op: 'Conv', kernel: [1, 1], strides: [1, 1], dilations: [1, 1], padding: { kind: 'same' }, groups: 1, outChannels: channels, weightLayout: 'OHWI', activation: 'none', inputs: ['x', 'w', 'b'], outputs: ['y'] };
-  return { name: 'wide', layout: 'NHWC', tensors: new Map([t('x', [1, 1, 1, channels]), t('w', [channels, 1, 1, channels], true), t('b', [channels], true), t('y', [1, 1, 1, channels])]), nodes: [conv], inputs: ['x'], outputs: ['y'] };
+  const conv: Node = {
+    name: 'conv',
+    op: 'Conv',
+    kernel: [1, 1],
+    strides: [1, 1],
+    dilations: [1, 1],
+    padding: { kind: 'same' },
+    groups: 1,
+    outChannels: channels,
+    weightLayout: 'OHWI',
+    activation: 'none',
+    inputs: ['x', 'w', 'b'],
+    outputs: ['y'],
+  };
+  return {
+    name: 'wide',
+    layout: 'NHWC',
+    tensors: new Map([t('x', [1, 1, 1, channels]), t('w', [channels, 1, 1, channels], true), t('b', [channels], true), t('y', [1, 1, 1, channels])]),
+    nodes: [conv],
+    inputs: ['x'],
+    outputs: ['y'],
+  };
 }
 
 function residentMib(pid: number): number {
@@ -65,7 +85,9 @@ describe('the memory of a large job', () => {
   it('a 61 MiB job: the agent holds about the body once while it runs, is back to its idle size right after, and writes no file', async () => {
     const [url, built] = await Promise.all([
       startAgentProcess(),
-      Promise.resolve().then(() => buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4, true)),
+      Promise.resolve().then(() =>
+        buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4, true),
+      ),
     ]);
     const body = Buffer.from(built.body, 'utf8');
     const bodyMib = body.length / MIB;
@@ -84,7 +106,11 @@ describe('the memory of a large job', () => {
     expect(peak - idle).toBeLessThan(2 * bodyMib);
     // Before: 236 MiB more for 5 s and longer. Now back within a margin of half the body, at once.
     let after = residentMib(pid);
-    await waitFor(() => (after = residentMib(pid)) < idle + bodyMib / 2, 3000, `the agent to be back to its idle size (idle ${idle.toFixed(1)} MiB, now ${after.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB)`).catch(() => undefined);
+    await waitFor(
+      () => (after = residentMib(pid)) < idle + bodyMib / 2,
+      3000,
+      `the agent to be back to its idle size (idle ${idle.toFixed(1)} MiB, now ${after.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB)`,
+    ).catch(() => undefined);
     expect(after - idle, `idle ${idle.toFixed(1)} MiB, after ${after.toFixed(1)} MiB, peak ${peak.toFixed(1)} MiB`).toBeLessThan(bodyMib / 2);
     // Neither the agent nor its job processes wrote anything where a process writes files.
     for (const dir of dirs) expect(readdirSync(dir), dir).toEqual([]);

@@ -46,7 +46,13 @@ describe('the device hub', () => {
     const { url } = await started();
     const statuses: number[] = [];
     // Each batch: 50 joins whose headers all arrive before any of their bodies, as on a slow network.
-    for (let batch = 0; batch < 10; batch++) statuses.push(...(await joinsAtOnce(url, Array.from({ length: 50 }, (_, k) => `WRONG${batch}X${k}`))));
+    for (let batch = 0; batch < 10; batch++)
+      statuses.push(
+        ...(await joinsAtOnce(
+          url,
+          Array.from({ length: 50 }, (_, k) => `WRONG${batch}X${k}`),
+        )),
+      );
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(490);
     // The address is blocked, for the right code too.
@@ -61,7 +67,11 @@ describe('the device hub', () => {
     const running = hub.run(device.id, JOB, { repetitions: 1, maxRunMs: 10_000 });
     running.catch(() => undefined);
     const number = await device.nextJob();
-    const result = await fetch(`${url}/v1/device/jobs/${number}/result`, { method: 'POST', headers: { ...device.auth(), 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'x'.repeat(5 * 2 ** 20) }) });
+    const result = await fetch(`${url}/v1/device/jobs/${number}/result`, {
+      method: 'POST',
+      headers: { ...device.auth(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ error: 'x'.repeat(5 * 2 ** 20) }),
+    });
     expect(result.status).toBe(413);
     const { port } = new URL(url);
     const slow = connect(Number(port), '127.0.0.1');
@@ -82,14 +92,19 @@ describe('the device hub', () => {
     const lines: string[] = [];
     const { hub, url } = await started({ log: (line) => lines.push(line) });
     const gpu = { ok: true, info: { ...GPU_INFO, adapter: 'evil\u001b[2J\u001b]0;owned\u0007gpu', vendor: 'v\u0007' }, alignment: 256 };
-    const response = await fetch(`${url}/v1/device/join`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: CODE, name: 'phone\u001b[31m\u0007', gpu }) });
+    const response = await fetch(`${url}/v1/device/join`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code: CODE, name: 'phone\u001b[31m\u0007', gpu }),
+    });
     expect(response.status).toBe(200);
     const [listed] = hub.list();
     expect(listed).toMatchObject({ name: 'phone\\x1b[31m\\x07', adapter: 'evil\\x1b[2J\\x1b]0;owned\\x07gpu', info: { vendor: 'v\\x07' } });
     const joined = lines.find((line) => line.includes('joined'));
     expect(joined).toBe(`device ${listed.id} joined from 127.0.0.1: phone\\x1b[31m\\x07, evil\\x1b[2J\\x1b]0;owned\\x07gpu`);
     const control = /[\u0000-\u001f\u007f-\u009f]/;
-    const strings = (value: unknown): string[] => (typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]) : []);
+    const strings = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, item]) => [key, ...strings(item)]) : [];
     for (const text of [...strings(hub.list()), ...lines]) expect(text).not.toMatch(control);
   });
 

@@ -127,7 +127,6 @@ export async function waitFor(check: () => boolean, ms: number, what: string): P
   }
 }
 
-
 /** A job as the client builds it (seeded weights, a verified plan), as a parsed object to tamper with. */
 export function jobRequest(source: Graph, planner = 'offsets/greedy-by-size', run: Partial<WireRunOptions> = {}, alignment = 64, records: RecordOptions = {}): JobRequest {
   const graph = weightedGraph(source, 'seeded', 1);

@@ -44,7 +44,17 @@ describe('the device a job body names, read without parsing the body', () => {
   });
 
   it('finds none in what is not a JSON object, and leaves saying why to the job process', () => {
-    for (const body of ['', 'null', '[{"run": {"device": "x"}}]', '{"run": {"device": "x"}', '{"run": {"device": "x"}} trailing', '{"run": "d1"}', '{"run": {"device": 7}}', '{"run": {"device": "x"}, }', '{"run" {"device": "x"}}']) {
+    for (const body of [
+      '',
+      'null',
+      '[{"run": {"device": "x"}}]',
+      '{"run": {"device": "x"}',
+      '{"run": {"device": "x"}} trailing',
+      '{"run": "d1"}',
+      '{"run": {"device": 7}}',
+      '{"run": {"device": "x"}, }',
+      '{"run" {"device": "x"}}',
+    ]) {
       expect(device(body), body).toBeUndefined();
     }
   });

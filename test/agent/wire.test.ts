@@ -135,12 +135,14 @@ describe('the checks before a job runs', () => {
     expect(graphToProblem(checked.job.graph, { ...checked.job.records, elementSize: 4 })).toEqual(checked.problem);
   });
 
-  it('refuses a job for a backend that plans its kernels\' scratch when the job\'s records leave it out', () => {
+  it("refuses a job for a backend that plans its kernels' scratch when the job's records leave it out", () => {
     const planned = plannedProblem(weightedGraph(tinyGraph(), 'seeded', 1), { elementSize: 4 });
     const plan = wirePlan(planAndVerify(findPlanner('offsets/greedy-by-size'), planned.problem, { alignment: 64 }), planned.problem, 64);
     const run = { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false };
     const job = decodeJob(encodeJob({ graph: planned.graph, records: {}, plan, run }));
-    expect(() => checkJob(job, [{ kind: 'cpu', requiredAlignment: 4, plansScratch: true }], 2 ** 32)).toThrow("the cpu backend plans its kernels' scratch: send the job with records.scratch, planned with those records.");
+    expect(() => checkJob(job, [{ kind: 'cpu', requiredAlignment: 4, plansScratch: true }], 2 ** 32)).toThrow(
+      "the cpu backend plans its kernels' scratch: send the job with records.scratch, planned with those records.",
+    );
   });
 
   it('re-derives the steps of a scheduled job from the planned graph it is sent: same records, same plan', () => {

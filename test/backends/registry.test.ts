@@ -27,7 +27,9 @@ describe('the one list of backends', () => {
 
   it('says why an agent cannot serve a kind', () => {
     expect(unservedBackend('webgpu')).toBeUndefined();
-    expect(unservedBackend('budgeted')).toBe('an agent cannot serve the budgeted backend (its runs stream weights from a file that a job does not carry); it serves cpu, cpu-parallel, webgpu, browser.');
+    expect(unservedBackend('budgeted')).toBe(
+      'an agent cannot serve the budgeted backend (its runs stream weights from a file that a job does not carry); it serves cpu, cpu-parallel, webgpu, browser.',
+    );
     expect(unservedBackend('cuda')).toBe('an agent cannot serve the cuda backend; it serves cpu, cpu-parallel, webgpu, browser.');
   });
 });

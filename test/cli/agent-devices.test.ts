@@ -6,7 +6,10 @@ const TOKEN = 'devices-token-0123456789';
 
 /** `memplan agent --devices` as a user starts it; resolves with what it printed once it serves the device page. */
 function startAgent(quiet = true): Promise<{ url: string; code: string; pages: string[]; stderr(): string; stop(): void }> {
-  const child = spawn(process.execPath, ['bin/memplan.js', 'agent', '--listen', '127.0.0.1:0', '--token', TOKEN, '--devices', ...(quiet ? ['--quiet'] : [])], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/memplan.js', 'agent', '--listen', '127.0.0.1:0', '--token', TOKEN, '--devices', ...(quiet ? ['--quiet'] : [])], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -55,7 +58,11 @@ describe('memplan agent --devices and memplan list devices', () => {
     const agent = await startAgent(false);
     try {
       const gpu = { ok: true, info: { backend: 'browser', adapter: 'evil\u001b[2J\u0007gpu', software: false, userAgent: 'ua\u001b[0m' }, alignment: 256 };
-      const joined = await fetch(`${agent.url}/v1/device/join`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ code: agent.code, name: 'phone\u001b]0;owned\u0007', gpu }) });
+      const joined = await fetch(`${agent.url}/v1/device/join`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ code: agent.code, name: 'phone\u001b]0;owned\u0007', gpu }),
+      });
       expect(joined.status).toBe(200);
       // No --token: the token comes from the environment, as the agent's does.
       process.env.MEMPLAN_AGENT_TOKEN = TOKEN;

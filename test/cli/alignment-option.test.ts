@@ -29,6 +29,8 @@ describe('checkAlignedSizes', () => {
 
   it('refuses, naming the file and the record, once rounding takes the sum to 2^53', () => {
     expect(() => checkAlignedSizes(problem, 64, 'p.csv')).toThrow(InputError);
-    expect(() => checkAlignedSizes(problem, 64, 'p.csv')).toThrow('p.csv: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.');
+    expect(() => checkAlignedSizes(problem, 64, 'p.csv')).toThrow(
+      'p.csv: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.',
+    );
   });
 });

@@ -34,7 +34,9 @@ describe.concurrent('memplan plan --budget', () => {
 
   it('names the layer and the smallest budget that works when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('plan', 'zoo:mobilenet-v2', '--budget', '2MiB', '--planner', 'budgeted/flexnn'));
-    expect(line).toMatch(/^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/);
+    expect(line).toMatch(
+      /^memplan: zoo:mobilenet-v2: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 2\.000 MiB \(2097152 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\)/,
+    );
   });
 
   it('finds the smallest budget: its plan is verified, and one alignment step below it is infeasible', async ({ expect }) => {
@@ -65,7 +67,16 @@ describe.concurrent('memplan exec --budget', () => {
     const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--json');
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    const report = JSON.parse(run.stdout) as { planner: string; budget: number; footprint: number; matchesUnbudgeted: boolean; loading: string; share: { buffer: number }; withinBudget: boolean; memory: { peakRssDelta: number } };
+    const report = JSON.parse(run.stdout) as {
+      planner: string;
+      budget: number;
+      footprint: number;
+      matchesUnbudgeted: boolean;
+      loading: string;
+      share: { buffer: number };
+      withinBudget: boolean;
+      memory: { peakRssDelta: number };
+    };
     expect(report).toMatchObject({ planner: 'budgeted/flexnn', budget: 6 * 2 ** 20, matchesUnbudgeted: true, loading: 'overlapped' });
     expect(report.footprint).toBeLessThanOrEqual(report.share.buffer);
     expect(report.withinBudget).toBe(report.memory.peakRssDelta <= 6 * 2 ** 20);
@@ -74,7 +85,9 @@ describe.concurrent('memplan exec --budget', () => {
 
   it('names the smallest budget of the whole run in one sentence when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '3MiB', '--repetitions', '1', '--warmup', '0'));
-    expect(line).toMatch(/^memplan: zoo:mobilenet-v2\?input=64: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 3\.000 MiB \(3145728 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\) \(memplan plan --find-min-budget\)\.$/);
+    expect(line).toMatch(
+      /^memplan: zoo:mobilenet-v2\?input=64: budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 3\.000 MiB \(3145728 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of [\d.]+ MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\) \(memplan plan --find-min-budget\)\.$/,
+    );
   });
 
   it('rejects a loading it does not know and a budget with another backend', async ({ expect }) => {

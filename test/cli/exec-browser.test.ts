@@ -74,6 +74,8 @@ describe.concurrent('memplan exec --backend browser: bad input is one sentence a
   });
 
   it('--peer, which times onnxruntime on this machine', async () => {
-    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--peer', '--browser', '/nonexistent/chromium'))).toMatch(/^memplan: the browser backend times the page alone; --peer/);
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--peer', '--browser', '/nonexistent/chromium'))).toMatch(
+      /^memplan: the browser backend times the page alone; --peer/,
+    );
   });
 });

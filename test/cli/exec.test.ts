@@ -24,10 +24,7 @@ describe.concurrent('memplan exec', () => {
   });
 
   it('refuses what it cannot run, in one line', async ({ expect }) => {
-    const [records, backend] = await Promise.all([
-      memplan('exec', 'examples/paper-example.json'),
-      memplan('exec', 'zoo:blazeface', '--backend', 'tpu'),
-    ]);
+    const [records, backend] = await Promise.all([memplan('exec', 'examples/paper-example.json'), memplan('exec', 'zoo:blazeface', '--backend', 'tpu')]);
     expect(userErrorLine(records)).toMatch(/holds usage records, not a network/);
     expect(userErrorLine(backend)).toMatch(/unknown backend "tpu"; available: cpu/);
   });

@@ -20,7 +20,24 @@ describe('memplan gemm', () => {
     const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--scheduler', 'dynamic', '--dir', join(dir, 'a'), '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(Object.keys(report).sort()).toEqual(['budget', 'check', 'computeMs', 'directIo', 'files', 'gflops', 'io', 'memory', 'n', 'policy', 'scheduler', 'seed', 'stallMs', 'tile', 'tiles', 'wallMs']);
+    expect(Object.keys(report).sort()).toEqual([
+      'budget',
+      'check',
+      'computeMs',
+      'directIo',
+      'files',
+      'gflops',
+      'io',
+      'memory',
+      'n',
+      'policy',
+      'scheduler',
+      'seed',
+      'stallMs',
+      'tile',
+      'tiles',
+      'wallMs',
+    ]);
     expect(report).toMatchObject({ n: 256, tile: 64, budget: 65536, scheduler: 'dynamic', check: { within: true }, files: { dir: join(dir, 'a'), bytes: 3 * 256 * 256 * 4 } });
     expect(report.tiles.residentHighWater).toBeLessThanOrEqual(65536);
     expect(report.memory.method).toMatch(/isolated process/);
@@ -58,7 +75,7 @@ describe('memplan gemm', () => {
     expect(existsSync(join(where, 'C.done.json'))).toBe(false);
   });
 
-  it('refuses a --dir it cannot make, at once (Node\'s own mkdir -p never returns for /proc/xyz)', async ({ expect }) => {
+  it("refuses a --dir it cannot make, at once (Node's own mkdir -p never returns for /proc/xyz)", async ({ expect }) => {
     const started = performance.now();
     const run = await memplan('gemm', '--n', '256', '--tile', '64', '--dir', '/proc/memplan-cannot-be-here');
     expect(userErrorLine(run)).toBe('memplan: /proc/memplan-cannot-be-here: no such file or folder (mkdir, ENOENT).');

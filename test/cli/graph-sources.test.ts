@@ -47,22 +47,12 @@ describe.concurrent('network sources on the command line', () => {
   it('exports records and an ONNX model that plan like the network', async ({ expect }) => {
     const csv = join(dir, 'blazeface.csv');
     const onnx = join(dir, 'blazeface.onnx');
-    const exports = await Promise.all([
-      memplan('export', 'zoo:blazeface', '--to', csv),
-      memplan('export', 'zoo:blazeface', '--to', onnx, '--no-weights'),
-    ]);
+    const exports = await Promise.all([memplan('export', 'zoo:blazeface', '--to', csv), memplan('export', 'zoo:blazeface', '--to', onnx, '--no-weights')]);
     for (const run of exports) expect(run.status).toBe(0);
-    const plans = await Promise.all(
-      ['zoo:blazeface', csv, onnx].map((source) => memplan('plan', source, '--planner', 'offsets/greedy-by-size', '--json')),
-    );
+    const plans = await Promise.all(['zoo:blazeface', csv, onnx].map((source) => memplan('plan', source, '--planner', 'offsets/greedy-by-size', '--json')));
     const [zoo, fromCsv, fromOnnx] = plans.map((run) => JSON.parse(run.stdout) as Report);
     for (const other of [fromCsv, fromOnnx]) {
-      expect([other.tensors, other.naive, other.lowerBounds, other.results[0].footprint]).toEqual([
-        zoo.tensors,
-        zoo.naive,
-        zoo.lowerBounds,
-        zoo.results[0].footprint,
-      ]);
+      expect([other.tensors, other.naive, other.lowerBounds, other.results[0].footprint]).toEqual([zoo.tensors, zoo.naive, zoo.lowerBounds, zoo.results[0].footprint]);
     }
   });
 
@@ -87,14 +77,7 @@ describe.concurrent('network sources on the command line', () => {
     expect(run.status).toBe(0);
     const models = JSON.parse(run.stdout) as { source: string }[];
     expect(models.map((m) => m.source)).toEqual(ZOO.map((m) => `zoo:${m.name}`));
-    expect(models.slice(0, 6).map((m) => m.source)).toEqual([
-      'zoo:mobilenet-v1',
-      'zoo:mobilenet-v2',
-      'zoo:deeplab-v3',
-      'zoo:inception-v3',
-      'zoo:posenet',
-      'zoo:blazeface',
-    ]);
+    expect(models.slice(0, 6).map((m) => m.source)).toEqual(['zoo:mobilenet-v1', 'zoo:mobilenet-v2', 'zoo:deeplab-v3', 'zoo:inception-v3', 'zoo:posenet', 'zoo:blazeface']);
   });
 
   it('gives one clear line and exit code 2 for bad network input', async ({ expect }) => {

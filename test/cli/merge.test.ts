@@ -37,10 +37,7 @@ beforeAll(async () => {
   experimentFile = join(dir, 'sharded.json');
   await writeFile(experimentFile, JSON.stringify(experiment));
   const out = join(dir, 'results');
-  const runs = await Promise.all([
-    memplan('run', experimentFile, '--out', out),
-    ...[0, 1, 2, 3].map((i) => memplan('run', experimentFile, '--out', out, '--shard', `${i}/4`)),
-  ]);
+  const runs = await Promise.all([memplan('run', experimentFile, '--out', out), ...[0, 1, 2, 3].map((i) => memplan('run', experimentFile, '--out', out, '--shard', `${i}/4`))]);
   for (const run of runs) expect(run.status, run.stderr).toBe(0);
   whole = lastLine(runs[0].stdout);
   shards = runs.slice(1).map((run) => lastLine(run.stdout));
@@ -151,10 +148,7 @@ describe('memplan run --shard and memplan merge', () => {
 });
 
 /** A copy of the shards in `folder`, with `change` applied to shard i's run.json and results lines. */
-async function copyShards(
-  folder: string,
-  change: (i: number, info: { shard: { order: string[]; assigned: string[] } }, lines: string[]) => string[] | void = () => undefined,
-): Promise<string[]> {
+async function copyShards(folder: string, change: (i: number, info: { shard: { order: string[]; assigned: string[] } }, lines: string[]) => string[] | void = () => undefined): Promise<string[]> {
   const copies = shards.map((_, i) => join(dir, folder, `run-shard-${i}-of-4`));
   for (const [i, shard] of shards.entries()) {
     await mkdir(copies[i], { recursive: true });
@@ -174,7 +168,9 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
     const copies = await copyShards('disagree', (i, info) => {
       if (i === 2) info.shard.order = info.shard.order.slice(1);
     });
-    expect(userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'disagree-merged')))).toMatch(/^memplan: the shards disagree on the experiment's cells \(cell 1 is .+ in .+run-shard-2-of-4 and .+ in .+run-shard-0-of-4\); run every shard of the sweep with one memplan version and experiment file\.$/);
+    expect(userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'disagree-merged')))).toMatch(
+      /^memplan: the shards disagree on the experiment's cells \(cell 1 is .+ in .+run-shard-2-of-4 and .+ in .+run-shard-0-of-4\); run every shard of the sweep with one memplan version and experiment file\.$/,
+    );
   });
 
   it('refuses a cell assigned to two shards, and one assigned to none (shards that split on what their machines had)', async () => {
@@ -183,7 +179,9 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
       if (i === 0) moved = info.shard.assigned[0];
       if (i === 1) info.shard.assigned.push(moved);
     });
-    expect(userErrorLine(await memplan('merge', ...twice, '--to', join(dir, 'twice-merged')))).toBe(`memplan: cells assigned to two shards: ${printable(moved)} (shards 0 and 1); the shards split the cells differently, so run them again with one memplan version.`);
+    expect(userErrorLine(await memplan('merge', ...twice, '--to', join(dir, 'twice-merged')))).toBe(
+      `memplan: cells assigned to two shards: ${printable(moved)} (shards 0 and 1); the shards split the cells differently, so run them again with one memplan version.`,
+    );
     let dropped = '';
     const none = await copyShards('none', (i, info, lines) => {
       if (i !== 3) return undefined;
@@ -191,7 +189,9 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
       const [model, planner] = dropped.split('\u0000');
       return lines.filter((l) => !(JSON.parse(l).model === model && JSON.parse(l).planner === planner));
     });
-    expect(userErrorLine(await memplan('merge', ...none, '--to', join(dir, 'none-merged')))).toBe(`memplan: cells assigned to no shard: ${printable(dropped)}; the shards split the cells differently, so run them again with one memplan version.`);
+    expect(userErrorLine(await memplan('merge', ...none, '--to', join(dir, 'none-merged')))).toBe(
+      `memplan: cells assigned to no shard: ${printable(dropped)}; the shards split the cells differently, so run them again with one memplan version.`,
+    );
     expect(await readdir(dir)).not.toContain('none-merged');
   });
 
@@ -231,7 +231,8 @@ describe('memplan merge with an optional source absent on some machines', () => 
     planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'],
     repetitions: 1,
   };
-  const shardInfo = async (run: string) => JSON.parse(await readFile(join(run, 'run.json'), 'utf8')).shard as { order: string[]; assigned: string[]; absentSources: string[]; skipped: { cell: string; because: string }[] };
+  const shardInfo = async (run: string) =>
+    JSON.parse(await readFile(join(run, 'run.json'), 'utf8')).shard as { order: string[]; assigned: string[]; absentSources: string[]; skipped: { cell: string; because: string }[] };
   const run = async (name: string, shard: string, ...extra: string[]): Promise<void> => {
     const done = await memplan('run', file, '--out', join(base, name), '--shard', shard, ...extra);
     expect(done.status, done.stderr).toBe(0);
@@ -277,7 +278,9 @@ describe('memplan merge with an optional source absent on some machines', () => 
     const to = join(base, 'half-merged');
     const line = userErrorLine(await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to));
     const lacking = (await shardInfo(runs['half 1/2'])).skipped.map((s) => s.cell.split('\u0000').join(' / '));
-    expect(line).toBe(`memplan: ${trace} was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`);
+    expect(line).toBe(
+      `memplan: ${trace} was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`,
+    );
     expect(existsSync(to)).toBe(false);
   });
 

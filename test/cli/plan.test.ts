@@ -187,9 +187,7 @@ describe.concurrent('memplan plan --json', () => {
   });
 
   it('--planner may be repeated and comma-separated, and keeps the order given', async ({ expect }) => {
-    const report = reportOf(
-      await memplan('plan', traceCsv, '--planner', 'offsets/naive', '--planner', 'shared-objects/greedy-by-size,offsets/greedy-by-size', '--json'),
-    );
+    const report = reportOf(await memplan('plan', traceCsv, '--planner', 'offsets/naive', '--planner', 'shared-objects/greedy-by-size,offsets/greedy-by-size', '--json'));
     expect(report.results.map((r) => r.planner)).toEqual(['offsets/naive', 'shared-objects/greedy-by-size', 'offsets/greedy-by-size']);
   });
 
@@ -198,7 +196,10 @@ describe.concurrent('memplan plan --json', () => {
     expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
     for (const r of report.results) {
       expect(r.valid, r.planner).toBe(true);
-      expect(r.offsets.filter((o) => o % 64 !== 0), r.planner).toEqual([]);
+      expect(
+        r.offsets.filter((o) => o % 64 !== 0),
+        r.planner,
+      ).toEqual([]);
       expect(r.objects?.sizes.filter((s) => s % 64 !== 0) ?? [], r.planner).toEqual([]);
       expect(overlaps(TRACE_RECORDS, r.offsets), r.planner).toEqual([]);
     }
@@ -234,10 +235,7 @@ describe.concurrent('memplan plan --planner offsets/exact', () => {
   });
 
   it('says "proven optimal" in the table, and refuses a negative time limit', async ({ expect }) => {
-    const [table, bad] = await Promise.all([
-      memplan('plan', PAPER, '--planner', 'offsets/exact,offsets/search'),
-      memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '-1'),
-    ]);
+    const [table, bad] = await Promise.all([memplan('plan', PAPER, '--planner', 'offsets/exact,offsets/search'), memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '-1')]);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/offsets\/exact .* verified, proven optimal/);
     expect(table.stdout).toMatch(/offsets\/search .* verified$/m);
@@ -284,8 +282,13 @@ describe.concurrent('memplan plan: bad input and usage', () => {
   });
 
   it('--align that takes the sum of the rounded sizes past 2^53 - 1: exit 2, one line; without it the file plans', async ({ expect }) => {
-    const [aligned, plain] = await Promise.all([memplan('plan', nearCsv, '--align', '64', '--planner', 'offsets/greedy-by-size'), memplan('plan', nearCsv, '--planner', 'offsets/greedy-by-size', '--json')]);
-    expect(userErrorLine(aligned)).toBe(`memplan: ${nearCsv}: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`);
+    const [aligned, plain] = await Promise.all([
+      memplan('plan', nearCsv, '--align', '64', '--planner', 'offsets/greedy-by-size'),
+      memplan('plan', nearCsv, '--planner', 'offsets/greedy-by-size', '--json'),
+    ]);
+    expect(userErrorLine(aligned)).toBe(
+      `memplan: ${nearCsv}: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`,
+    );
     const report = reportOf(plain);
     expect(report.naive).toBe(2 ** 53 - 64);
     expect(report.results[0].valid).toBe(true);

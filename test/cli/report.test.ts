@@ -66,7 +66,10 @@ describe('memplan report on a folder that is not a run', () => {
 describe('memplan report on an experiment folder', () => {
   it('reports its latest run, and says which', async () => {
     const file = join(dir, 'tiny.json');
-    await writeFile(file, JSON.stringify({ name: 'tiny', approach: 'offsets', models: [{ source: 'synthetic:chain?n=8&seed=1', label: 'chain' }], planners: ['offsets/greedy-by-size'], repetitions: 1 }));
+    await writeFile(
+      file,
+      JSON.stringify({ name: 'tiny', approach: 'offsets', models: [{ source: 'synthetic:chain?n=8&seed=1', label: 'chain' }], planners: ['offsets/greedy-by-size'], repetitions: 1 }),
+    );
     const out = join(dir, 'runs');
     const first = await memplan('run', file, '--out', out);
     // Run ids are whole seconds: the second run must get a later one.

@@ -22,14 +22,20 @@ const experiment = (name: string, planner: string) => ({
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'memplan-run-module-'));
   // A folder of the user's own: no package.json, so tsx compiles the module to CommonJS.
-  await writeFile(join(dir, 'stack.ts'), `export default { id: 'offsets/stack', approach: 'offsets', title: 'Stack', plan(p: { records: { size: number }[] }) {
+  await writeFile(
+    join(dir, 'stack.ts'),
+    `export default { id: 'offsets/stack', approach: 'offsets', title: 'Stack', plan(p: { records: { size: number }[] }) {
   let top = 0;
   const offsets = p.records.map((r) => { const at = top; top += r.size; return at; });
   return { approach: 'offsets', offsets, footprint: top };
-} };\n`);
-  await writeFile(join(dir, 'zero.ts'), `export default { id: 'offsets/zero', approach: 'offsets', title: 'Zero', plan(p: { records: { size: number }[] }) {
+} };\n`,
+  );
+  await writeFile(
+    join(dir, 'zero.ts'),
+    `export default { id: 'offsets/zero', approach: 'offsets', title: 'Zero', plan(p: { records: { size: number }[] }) {
   return { approach: 'offsets', offsets: p.records.map(() => 0), footprint: Math.max(...p.records.map((r) => r.size)) };
-} };\n`);
+} };\n`,
+  );
   await writeFile(join(dir, 'stack.json'), JSON.stringify(experiment('stack', 'stack.ts')));
   await writeFile(join(dir, 'zero.json'), JSON.stringify(experiment('zero', 'zero.ts')));
 });
@@ -39,12 +45,21 @@ afterAll(async () => {
 });
 
 describe('memplan run with a planner module', () => {
-  it('runs the README worked example and a module in a folder of the user\'s own, every plan verified', async () => {
-    const [example, own] = await Promise.all([memplan('run', 'examples/first-fit-experiment.json', '--out', join(dir, 'results')), memplan('run', join(dir, 'stack.json'), '--out', join(dir, 'results'))]);
-    for (const [run, planner] of [[example, 'offsets/first-fit'], [own, 'offsets/stack']] as const) {
+  it("runs the README worked example and a module in a folder of the user's own, every plan verified", async () => {
+    const [example, own] = await Promise.all([
+      memplan('run', 'examples/first-fit-experiment.json', '--out', join(dir, 'results')),
+      memplan('run', join(dir, 'stack.json'), '--out', join(dir, 'results')),
+    ]);
+    for (const [run, planner] of [
+      [example, 'offsets/first-fit'],
+      [own, 'offsets/stack'],
+    ] as const) {
       expect(run.status, run.stderr).toBe(0);
       const folder = run.stdout.trim().split('\n').at(-1) as string;
-      const cells = (await readFile(join(folder, 'results.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { planner: string; valid: boolean });
+      const cells = (await readFile(join(folder, 'results.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { planner: string; valid: boolean });
       const mine = cells.filter((c) => c.planner === planner);
       expect(mine.length).toBeGreaterThan(0);
       expect(mine.every((c) => c.valid)).toBe(true);

@@ -90,17 +90,21 @@ describe('memplan run --resume while the run still goes', () => {
 });
 
 describe('memplan run --shard beyond the cells', () => {
-  it.each(['1/99999999', '0/5000000000', '0/31'])('refuses --shard %s at once: the experiment has 30 cells', async (shard) => {
-    const file = join(dir, 'thirty.json');
-    await writeFile(file, JSON.stringify(experiment('thirty', ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'])));
-    const out = join(dir, `shard-${shard.replace('/', '-')}`);
-    const started = Date.now();
-    const run = await memplan('run', file, '--out', out, '--shard', shard);
-    const [index, count] = shard.split('/');
-    expect(userErrorLine(run)).toBe(`memplan: shard ${index}/${count}: ${file} has 30 cells, so it splits into at most 30 shards.`);
-    expect(Date.now() - started).toBeLessThan(20_000);
-    expect(existsSync(out)).toBe(false);
-  }, 30_000);
+  it.each(['1/99999999', '0/5000000000', '0/31'])(
+    'refuses --shard %s at once: the experiment has 30 cells',
+    async (shard) => {
+      const file = join(dir, 'thirty.json');
+      await writeFile(file, JSON.stringify(experiment('thirty', ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'])));
+      const out = join(dir, `shard-${shard.replace('/', '-')}`);
+      const started = Date.now();
+      const run = await memplan('run', file, '--out', out, '--shard', shard);
+      const [index, count] = shard.split('/');
+      expect(userErrorLine(run)).toBe(`memplan: shard ${index}/${count}: ${file} has 30 cells, so it splits into at most 30 shards.`);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(existsSync(out)).toBe(false);
+    },
+    30_000,
+  );
 });
 
 describe.skipIf(!fullDiskAvailable)('memplan run on a full disk', () => {
@@ -134,7 +138,10 @@ describe.skipIf(!fullDiskAvailable)('memplan run on a full disk', () => {
       const [listing, results] = run1.after.split('---\n');
       expect(listing.trim().split('\n').sort()).toEqual(['results.jsonl', 'run.json']);
       expect(results.endsWith('}\n')).toBe(true);
-      const cells = results.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const cells = results
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(cells.length).toBeGreaterThan(3);
       expect(cells.length).toBeLessThan(30);
       expect(cells.slice(0, 3)).toEqual(await lines(join(earlier, 'results.jsonl')));

@@ -129,7 +129,11 @@ describe.concurrent('traces', () => {
 
   it('export --format perfetto --align 0, -8, 1e20, 3, 1.5: exit 2, one line, as plan --align (issue 38)', async ({ expect }) => {
     const values = ['0', '-8', '1e20', '3', '1.5'];
-    const runs = await Promise.all(values.map((value) => memplan('export', 'examples/paper-example.json', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, `align-${value}.json`), `--align=${value}`)));
+    const runs = await Promise.all(
+      values.map((value) =>
+        memplan('export', 'examples/paper-example.json', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, `align-${value}.json`), `--align=${value}`),
+      ),
+    );
     runs.forEach((run, k) => {
       expect(userErrorLine(run)).toBe(`memplan: --align must be a power of two of bytes from 1 to 2^52 (1, 4, 64, 256...), got ${Number(values[k])}.`);
     });

@@ -14,7 +14,7 @@ function file(name: string, text: string): string {
 }
 
 describe.concurrent('memplan verify', () => {
-  it("passes a valid MiniMalloc solution (exit 0) with its footprint and its ratio to both lower bounds", async ({ expect }) => {
+  it('passes a valid MiniMalloc solution (exit 0) with its footprint and its ratio to both lower bounds', async ({ expect }) => {
     const run = await memplan('verify', file('good.csv', 'id,lower,upper,size,offset\na,0,2,100,0\nb,1,3,50,100\nc,2,4,100,0\n'), '--json');
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as { valid: boolean; footprint: number; lowerBounds: { offsets: number; sharedObjects: number }; ratioToLowerBound: { offsets: number } };

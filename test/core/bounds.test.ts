@@ -10,9 +10,7 @@ describe('positional maxima', () => {
   it('match the published vectors', () => {
     expect(positionalMaxima(problemOf(TEST_VECTORS.chain.records))).toEqual(TEST_VECTORS.chain.positional_maxima);
     expect(positionalMaxima(problemOf(TEST_VECTORS.complex.records))).toEqual(TEST_VECTORS.complex.positional_maxima);
-    expect(positionalMaxima(problemOf(TEST_VECTORS.paper_example.records))[2]).toBe(
-      TEST_VECTORS.paper_example.third_positional_maximum,
-    );
+    expect(positionalMaxima(problemOf(TEST_VECTORS.paper_example.records))[2]).toBe(TEST_VECTORS.paper_example.third_positional_maximum);
   });
 
   it('equal the definition: the largest i-th entry over sorted operator profiles', () => {

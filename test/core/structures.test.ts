@@ -7,8 +7,7 @@ import { RangeAddMaxTree } from '../../src/core/range-add-max-tree.ts';
 import { Skyline } from '../../src/core/skyline.ts';
 import { problems } from '../fixtures/arbitraries.ts';
 
-const range = (points: number) =>
-  fc.tuple(fc.integer({ min: 0, max: points - 1 }), fc.integer({ min: 0, max: points - 1 })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
+const range = (points: number) => fc.tuple(fc.integer({ min: 0, max: points - 1 }), fc.integer({ min: 0, max: points - 1 })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
 
 describe('dense time', () => {
   it('keeps exactly the conflicts of the original times', () => {

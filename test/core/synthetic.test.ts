@@ -62,9 +62,7 @@ describe.each(Object.entries(GENERATORS))('%s', (_name, generate) => {
     expect(elapsed).toBeLessThan(2000);
     expect(problem.records).toHaveLength(100_000);
     // One plain check over all records (100k expect calls would dominate the test).
-    const bad = problem.records.findIndex(
-      (r) => !(r.first >= 0 && r.last >= r.first && r.last < problem.operatorCount && r.size > 0),
-    );
+    const bad = problem.records.findIndex((r) => !(r.first >= 0 && r.last >= r.first && r.last < problem.operatorCount && r.size > 0));
     expect(bad).toBe(-1);
   });
 });

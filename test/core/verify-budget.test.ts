@@ -43,7 +43,11 @@ describe('verifier on budgeted problems', () => {
   });
 
   it('rejects a weight loaded before its load window opens', () => {
-    const early = makeProblem('early', records.map((r) => (r.id === 'w2' ? { ...r, earliest: 1 } : r)), 3);
+    const early = makeProblem(
+      'early',
+      records.map((r) => (r.id === 'w2' ? { ...r, earliest: 1 } : r)),
+      3,
+    );
     expect(verifyPlan(early, offsetsPlan(early, [0, 100, 200, 200, 260], [0, 1, 1, 0, 1])).violations[0].message).toMatch(/w2 is loaded at operator 0, before its load window opens at operator 1/);
   });
 
@@ -70,11 +74,22 @@ describe('verifier on budgeted problems', () => {
 
   it('agrees with a brute-force check over residency intervals on random budgeted plans', () => {
     const problemAndPlan = fc
-      .array(fc.record({ first: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }), size: fc.integer({ min: 1, max: 50 }), kind: fc.constantFrom('activation', 'weight', 'scratch') }), { minLength: 1, maxLength: 12 })
+      .array(
+        fc.record({ first: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }), size: fc.integer({ min: 1, max: 50 }), kind: fc.constantFrom('activation', 'weight', 'scratch') }),
+        { minLength: 1, maxLength: 12 },
+      )
       .chain((drawn) => {
         const problem = makeProblem(
           'random',
-          drawn.map((r, i): TensorUsageRecord => ({ id: `r${i}`, size: r.size, first: r.first, last: r.kind === 'activation' ? r.first + r.length : r.first, ...(r.kind === 'activation' ? {} : { kind: r.kind }) })),
+          drawn.map(
+            (r, i): TensorUsageRecord => ({
+              id: `r${i}`,
+              size: r.size,
+              first: r.first,
+              last: r.kind === 'activation' ? r.first + r.length : r.first,
+              ...(r.kind === 'activation' ? {} : { kind: r.kind }),
+            }),
+          ),
         );
         const steps = problem.records.map((r) => (r.kind === 'weight' ? fc.integer({ min: 0, max: r.first }) : fc.constant(r.first)));
         return fc.tuple(fc.constant(problem), fc.array(fc.integer({ min: 0, max: 200 }), { minLength: problem.records.length, maxLength: problem.records.length }), fc.tuple(...steps));
@@ -99,7 +114,8 @@ describe('verifier on budgeted problems', () => {
 
 describe('budgeted problems', () => {
   it('reject a bad kind, a load window on a non-weight or past the layer, multi-operator scratch and a bad budget', () => {
-    const make = (record: Partial<TensorUsageRecord>, budget?: number) => () => makeProblem('p', [{ id: 'x', size: 1, first: 2, last: 2, ...record } as TensorUsageRecord], 3, budget === undefined ? {} : { budget });
+    const make = (record: Partial<TensorUsageRecord>, budget?: number) => () =>
+      makeProblem('p', [{ id: 'x', size: 1, first: 2, last: 2, ...record } as TensorUsageRecord], 3, budget === undefined ? {} : { budget });
     expect(make({ kind: 'bias' as never })).toThrow(/kinds are activation, weight, scratch/);
     expect(make({ earliest: 0 })).toThrow(/is no weight/);
     expect(make({ kind: 'weight', earliest: 3 })).toThrow(/earliest load step 3/);

@@ -96,7 +96,10 @@ describe('verifier on optimality claims', () => {
   });
 
   it('rejects a bound above the footprint, optimal without meeting the bound, and malformed claims', () => {
-    const messages = (claim: object): string[] => verifyPlan(problem, { ...plan, ...claim }).violations.filter((v) => v.kind === 'claim').map((v) => v.message);
+    const messages = (claim: object): string[] =>
+      verifyPlan(problem, { ...plan, ...claim })
+        .violations.filter((v) => v.kind === 'claim')
+        .map((v) => v.message);
     expect(messages({ optimal: false, bound: 11 })).toEqual(['the plan claims a lower bound of 11 bytes above its own footprint of 10.']);
     expect(messages({ optimal: true, bound: 9 })).toEqual(['the plan claims to be optimal with 10 bytes but proves only a bound of 9.']);
     expect(messages({ optimal: true })[0]).toMatch(/lower bound of undefined/);

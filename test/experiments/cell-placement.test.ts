@@ -16,9 +16,15 @@ describe('an experiment cell: where it runs', () => {
   });
 
   it("on an agent, with the token read when the run starts, or on an agent's device", () => {
-    expect(cellPlacement({ ...remote, timeoutSeconds: 30 }, 'e.json')).toMatchObject({ backend: { kind: 'cpu' }, placement: { on: 'agent', url: 'http://host:7878', token: 'a-token-of-sixteen-plus', timeoutSeconds: 30 } });
+    expect(cellPlacement({ ...remote, timeoutSeconds: 30 }, 'e.json')).toMatchObject({
+      backend: { kind: 'cpu' },
+      placement: { on: 'agent', url: 'http://host:7878', token: 'a-token-of-sixteen-plus', timeoutSeconds: 30 },
+    });
     process.env.MEMPLAN_TEST_CELL_TOKEN = 'from-the-environment-123';
-    expect(cellPlacement({ ...remote, token: 'env:MEMPLAN_TEST_CELL_TOKEN', backend: 'browser', device: 'd2' }, 'e.json')).toMatchObject({ backend: { kind: 'browser' }, placement: { on: 'agent', token: 'from-the-environment-123', device: 'd2' } });
+    expect(cellPlacement({ ...remote, token: 'env:MEMPLAN_TEST_CELL_TOKEN', backend: 'browser', device: 'd2' }, 'e.json')).toMatchObject({
+      backend: { kind: 'browser' },
+      placement: { on: 'agent', token: 'from-the-environment-123', device: 'd2' },
+    });
     expect(() => cellPlacement({ ...remote, token: 'env:MEMPLAN_TEST_CELL_UNSET' }, 'e.json')).toThrow("e.json: the agent's token comes from $MEMPLAN_TEST_CELL_UNSET, which is not set.");
   });
 
@@ -27,7 +33,14 @@ describe('an experiment cell: where it runs', () => {
     expect(recordedSpec({ ...remote, token: 'env:NAME' })).toMatchObject({ token: 'env:NAME' });
     expect(backendLabel(remote)).toBe('remote:cpu@host:7878');
     expect(backendLabel({ kind: 'webgpu', ...settings })).toBe('webgpu');
-    const specs: BackendSpec[] = [{ kind: 'plan-only' }, { kind: 'cpu', ...settings }, { kind: 'cpu-parallel', ...settings }, { kind: 'webgpu', ...settings }, { kind: 'browser', ...settings }, remote];
+    const specs: BackendSpec[] = [
+      { kind: 'plan-only' },
+      { kind: 'cpu', ...settings },
+      { kind: 'cpu-parallel', ...settings },
+      { kind: 'webgpu', ...settings },
+      { kind: 'browser', ...settings },
+      remote,
+    ];
     expect(specs.map((s) => probedHere(s)?.kind)).toEqual([undefined, 'cpu', 'cpu-parallel', 'webgpu', undefined, undefined]);
   });
 });

@@ -13,7 +13,14 @@ import { loadPlanner } from '../../src/experiments/load-planner.ts';
 let dir = '';
 const module = (name: string, text: string): Promise<void> => writeFile(join(dir, name), text);
 const load = (name: string) => loadPlanner({ ref: join(dir, name), module: true });
-const problem = makeProblem('two', [{ id: 'a', size: 8, first: 0, last: 1 }, { id: 'b', size: 4, first: 1, last: 2 }], 3);
+const problem = makeProblem(
+  'two',
+  [
+    { id: 'a', size: 8, first: 0, last: 1 },
+    { id: 'b', size: 4, first: 1, last: 2 },
+  ],
+  3,
+);
 
 const ZERO = `{ id: 'offsets/zero', approach: 'offsets', title: 'Zero', plan: (p: { records: unknown[] }) => ({ approach: 'offsets', offsets: p.records.map(() => 0), footprint: 8 }) }`;
 
@@ -46,7 +53,7 @@ describe('loadPlanner on a user module', () => {
     expect(() => planner.plan(problem)).toThrow(`${join(dir, 'throws.ts')}: offsets/throws threw while planning two: no idea what to do.`);
   });
 
-  it('refuses a module that does not compile (with esbuild\'s place of the error), exports no planner, or is missing', async () => {
+  it("refuses a module that does not compile (with esbuild's place of the error), exports no planner, or is missing", async () => {
     await expect(load('syntax.ts')).rejects.toThrow(new RegExp(`^${join(dir, 'syntax.ts')}: the planner module cannot be loaded \\(${join(dir, 'syntax.ts')}:1:5: ERROR: .+\\)\\.$`));
     await expect(load('nothing.ts')).rejects.toThrow('exports no planner');
     await expect(load('missing.ts')).rejects.toThrow(/the planner module cannot be loaded \(Cannot find module/);

@@ -17,7 +17,16 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'memplan-merge-'));
   // min-cost-flow plans at most 1000 records: its cell on the 1200-record problem runs nowhere.
   const experiment = parseExperiment(
-    JSON.stringify({ name: 'limit', approach: 'shared-objects', models: [{ source: 'synthetic:dag?n=1200', label: 'dag' }, { source: 'synthetic:chain?n=20', label: 'chain' }], planners: ['shared-objects/min-cost-flow', 'shared-objects/greedy-by-size'], repetitions: 1 }),
+    JSON.stringify({
+      name: 'limit',
+      approach: 'shared-objects',
+      models: [
+        { source: 'synthetic:dag?n=1200', label: 'dag' },
+        { source: 'synthetic:chain?n=20', label: 'chain' },
+      ],
+      planners: ['shared-objects/min-cost-flow', 'shared-objects/greedy-by-size'],
+      repetitions: 1,
+    }),
     join(dir, 'limit.json'),
   );
   shard = (await runExperiment(experiment, { root: dir, quiet: true, shard: { index: 0, count: 1 } })).dir;
@@ -27,11 +36,13 @@ afterAll(async () => {
 });
 
 describe('mergeShards', () => {
-  it('accepts a cell no machine can run (a planner\'s size limit) and says in run.json that it was skipped and why', async () => {
+  it("accepts a cell no machine can run (a planner's size limit) and says in run.json that it was skipped and why", async () => {
     const merged = await mergeShards([shard], join(dir, 'merged'));
     expect(merged).toEqual({ dir: join(dir, 'merged'), cells: 3, skipped: 1 });
     const info = JSON.parse(await readFile(join(dir, 'merged', 'run.json'), 'utf8'));
-    expect(info.skipped).toEqual([{ model: 'synthetic:dag?n=1200', planner: 'shared-objects/min-cost-flow', backend: 'plan-only', why: expect.stringMatching(/min-cost-flow plans at most 1000 records/) }]);
+    expect(info.skipped).toEqual([
+      { model: 'synthetic:dag?n=1200', planner: 'shared-objects/min-cost-flow', backend: 'plan-only', why: expect.stringMatching(/min-cost-flow plans at most 1000 records/) },
+    ]);
   });
 
   it('takes a shard that never said why a cell has no result (stopped before its end) for one that did not finish', async () => {

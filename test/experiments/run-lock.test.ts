@@ -78,7 +78,11 @@ describe('run folder lock', () => {
   it('never takes over a lock of another host: it cannot see whether that holder lives', async () => {
     const dir = await folder();
     await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: 'elsewhere.example', started: 'then', token: 'x' }));
-    await expect(lockRun(dir)).rejects.toThrow(new RegExp(`^${dir} is being written by memplan pid \\d+ on elsewhere\\.example \\(since then\\); this machine cannot tell whether it still runs; remove ${join(dir, LOCK_FILE)} if it does not, then try again\\.$`));
+    await expect(lockRun(dir)).rejects.toThrow(
+      new RegExp(
+        `^${dir} is being written by memplan pid \\d+ on elsewhere\\.example \\(since then\\); this machine cannot tell whether it still runs; remove ${join(dir, LOCK_FILE)} if it does not, then try again\\.$`,
+      ),
+    );
   });
 
   it('refuses a lock that names no process rather than guess', async () => {
@@ -94,25 +98,33 @@ describe('run folder lock', () => {
 });
 
 describe('run folder lock between processes', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('holds against this process while a second one runs, and is gone once %s stops it', async (signal) => {
-    const dir = await folder();
-    const other = child(dir, 'hold');
-    expect(await other.said).toBe('won');
-    await expect(lockRun(dir)).rejects.toThrow(`${dir} is being written by memplan pid ${other.process.pid} (since `);
-    other.process.kill(signal);
-    // The signal still ends the process as a signal does (the handler re-raises it).
-    expect(await other.ended).toEqual({ code: null, signal });
-    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
-    await (await lockRun(dir)).release();
-  }, 30_000);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'holds against this process while a second one runs, and is gone once %s stops it',
+    async (signal) => {
+      const dir = await folder();
+      const other = child(dir, 'hold');
+      expect(await other.said).toBe('won');
+      await expect(lockRun(dir)).rejects.toThrow(`${dir} is being written by memplan pid ${other.process.pid} (since `);
+      other.process.kill(signal);
+      // The signal still ends the process as a signal does (the handler re-raises it).
+      expect(await other.ended).toEqual({ code: null, signal });
+      expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+      await (await lockRun(dir)).release();
+    },
+    30_000,
+  );
 
-  it.each(['exit', 'throw'] as const)('is gone after a process that holds it ends by %s', async (mode) => {
-    const dir = await folder();
-    const other = child(dir, mode);
-    expect(await other.said).toBe('won');
-    expect((await other.ended).code).toBe(mode === 'exit' ? 3 : 1);
-    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
-  }, 30_000);
+  it.each(['exit', 'throw'] as const)(
+    'is gone after a process that holds it ends by %s',
+    async (mode) => {
+      const dir = await folder();
+      const other = child(dir, mode);
+      expect(await other.said).toBe('won');
+      expect((await other.ended).code).toBe(mode === 'exit' ? 3 : 1);
+      expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+    },
+    30_000,
+  );
 
   it('is taken over from a process killed with SIGKILL, which could remove nothing', async () => {
     const dir = await folder();
@@ -126,7 +138,7 @@ describe('run folder lock between processes', () => {
     await lock.release();
   }, 30_000);
 
-  it('goes to exactly one of several processes racing for a dead holder\'s lock', async () => {
+  it("goes to exactly one of several processes racing for a dead holder's lock", async () => {
     const dir = await folder();
     await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), host: hostname(), started: 'then', token: 'old' }));
     // Winners hold on until every racer has spoken, so a second winner could not hide behind the first one's end.

@@ -21,7 +21,10 @@ const experiment = (extra: object = {}) =>
     JSON.stringify({
       name: 'small',
       approach: 'offsets',
-      models: [{ source: 'zoo:blazeface', label: 'BlazeFace' }, { source: 'synthetic:chain?n=50&seed=2', label: 'chain' }],
+      models: [
+        { source: 'zoo:blazeface', label: 'BlazeFace' },
+        { source: 'synthetic:chain?n=50&seed=2', label: 'chain' },
+      ],
       planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'],
       repetitions: 3,
       ...extra,
@@ -129,7 +132,7 @@ describe('the runner', () => {
     expect(outcome.skipped.join('\n')).toMatch(/min-cost-flow plans at most 1000 records/);
   });
 
-  it('records an exact planner\'s claim, runs a search once, and the bounds of the other operator order', async () => {
+  it("records an exact planner's claim, runs a search once, and the bounds of the other operator order", async () => {
     const outcome = await runExperiment(experiment({ planners: ['offsets/exact', 'offsets/greedy-by-size'], timeLimitSeconds: 5 }), { root: join(dir, 'x'), quiet: true });
     const exact = outcome.results.filter((r) => r.planner === 'offsets/exact');
     expect(exact).toHaveLength(2);
@@ -175,8 +178,12 @@ describe('the runner', () => {
     const before = await readFile(join(first.dir, 'results.jsonl'), 'utf8');
     const other = await lockRun(first.dir);
     try {
-      await expect(runExperiment(experiment({ planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order', 'offsets/greedy-by-breadth'] }), { root, resume: true, quiet: true })).rejects.toThrow(
-        new ExperimentError(`${first.dir} is being written by memplan pid ${process.pid} (since ${JSON.parse(await readFile(other.path, 'utf8')).started}); wait for it to end or stop it, then try again.`),
+      await expect(
+        runExperiment(experiment({ planners: ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order', 'offsets/greedy-by-breadth'] }), { root, resume: true, quiet: true }),
+      ).rejects.toThrow(
+        new ExperimentError(
+          `${first.dir} is being written by memplan pid ${process.pid} (since ${JSON.parse(await readFile(other.path, 'utf8')).started}); wait for it to end or stop it, then try again.`,
+        ),
       );
     } finally {
       await other.release();
@@ -204,9 +211,15 @@ describe('the runner', () => {
     expect(lacking.skipped).toEqual(mine.map((cell: string) => ({ cell, because: 'source-absent', source: trace })));
   });
 
-  it('records a shard\'s cells beyond a planner\'s size limit as not applicable', async () => {
-    const outcome = await runExperiment(experiment({ models: [{ source: 'synthetic:dag?n=1200' }], planners: ['shared-objects/min-cost-flow', 'offsets/greedy-by-size'] }), { root: join(dir, 'limit'), quiet: true, shard: { index: 0, count: 1 } });
+  it("records a shard's cells beyond a planner's size limit as not applicable", async () => {
+    const outcome = await runExperiment(experiment({ models: [{ source: 'synthetic:dag?n=1200' }], planners: ['shared-objects/min-cost-flow', 'offsets/greedy-by-size'] }), {
+      root: join(dir, 'limit'),
+      quiet: true,
+      shard: { index: 0, count: 1 },
+    });
     const shard = JSON.parse(await readFile(join(outcome.dir, 'run.json'), 'utf8')).shard;
-    expect(shard.skipped).toEqual([{ cell: 'synthetic:dag?n=1200\u0000shared-objects/min-cost-flow\u0000plan-only', because: 'not-applicable', note: expect.stringMatching(/min-cost-flow plans at most 1000 records/) }]);
+    expect(shard.skipped).toEqual([
+      { cell: 'synthetic:dag?n=1200\u0000shared-objects/min-cost-flow\u0000plan-only', because: 'not-applicable', note: expect.stringMatching(/min-cost-flow plans at most 1000 records/) },
+    ]);
   });
 });

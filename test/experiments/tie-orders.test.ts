@@ -35,9 +35,18 @@ describe('the tie-order study', () => {
     const a = await runTieOrderStudy(experiment(['offsets/greedy-by-breadth']), { draws: 15, quiet: true });
     const b = await runTieOrderStudy(experiment(['offsets/greedy-by-breadth']), { draws: 15, quiet: true });
     expect(a).toEqual(b);
-    const problem = problemOf([[8, 0, 1], [8, 1, 2], [8, 2, 3], [8, 3, 4]]);
+    const problem = problemOf([
+      [8, 0, 1],
+      [8, 1, 2],
+      [8, 2, 3],
+      [8, 3, 4],
+    ]);
     expect(drawTieOrder(problem, 1, 0)).toEqual(drawTieOrder(problem, 1, 0));
-    expect(drawTieOrder(problem, 1, 0).records.records.map((r) => r.id).sort()).toEqual(['t0', 't1', 't2', 't3']);
+    expect(
+      drawTieOrder(problem, 1, 0)
+        .records.records.map((r) => r.id)
+        .sort(),
+    ).toEqual(['t0', 't1', 't2', 't3']);
   });
 
   it('refuses a number of draws below one', async () => {

@@ -21,7 +21,11 @@ describe('balancedRuns', () => {
 
   it('gives min(k, n) runs, and one run for k = 1', () => {
     expect(balancedRuns([3, 1, 2], 1)).toEqual([[0, 3]]);
-    expect(balancedRuns([3, 1, 2], 5)).toEqual([[0, 1], [1, 2], [2, 3]]);
+    expect(balancedRuns([3, 1, 2], 5)).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+    ]);
     expect(balancedRuns([], 3)).toEqual([]);
   });
 
@@ -38,7 +42,10 @@ describe('balancedRuns', () => {
     expect(runs[3]).toEqual([32, 33]);
     const lengths = runs.slice(0, 3).map(([s, e]) => e - s);
     expect(Math.max(...lengths) - Math.min(...lengths)).toBeLessThanOrEqual(1);
-    expect(balancedRuns([1, 1, 1], 2)).toEqual([[0, 1], [1, 3]]);
+    expect(balancedRuns([1, 1, 1], 2)).toEqual([
+      [0, 1],
+      [1, 3],
+    ]);
   });
 
   it('refuses k < 1 and weights that are not whole byte counts', () => {
@@ -69,7 +76,11 @@ describe('balancedRuns', () => {
         for (const positions of cuts(weights.length, r)) {
           const bounds = [0, ...positions, weights.length];
           const parts = bounds.slice(1).map((end, j) => weights.slice(bounds[j], end).reduce((a, b) => a + b, 0));
-          if (Math.max(...parts) === best) even = Math.min(even, parts.reduce((a, p) => a + p * p, 0));
+          if (Math.max(...parts) === best)
+            even = Math.min(
+              even,
+              parts.reduce((a, p) => a + p * p, 0),
+            );
         }
         expect(sums(weights, runs).reduce((a, p) => a + p * p, 0)).toBe(even);
         expect(balancedRuns(weights, k)).toEqual(runs);

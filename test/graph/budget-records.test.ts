@@ -57,7 +57,7 @@ describe('budgeted records', () => {
     expect(() => budgetedNetwork(b.build(['c@weights']))).toThrow(GraphError);
   });
 
-  it('size the zoo networks of FlexNN\'s evaluation', () => {
+  it("size the zoo networks of FlexNN's evaluation", () => {
     for (const name of ['vgg-19', 'resnet-152', 'squeezenet-1.1', 'mobilenet-v2']) {
       const { problem } = budgetedNetwork(buildZooModel(`zoo:${name}`), { budget: 100 * 2 ** 20 });
       expect(problem.records.some((r) => r.kind === 'weight')).toBe(true);

@@ -50,4 +50,3 @@ describe('layer memory', () => {
     expect(layerMemory(graph, node('project'))).toMatchObject({ path: 'pointwise', scratchBytes: 0 });
   });
 });
-

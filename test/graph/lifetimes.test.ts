@@ -42,7 +42,7 @@ describe('lifetimes', () => {
   });
 });
 
-describe('scratch records (the CPU executor\'s kernels)', () => {
+describe("scratch records (the CPU executor's kernels)", () => {
   const graph = (): Graph => {
     const b = new NetworkBuilder('scratchy');
     const x = b.input('in', [1, 16, 16, 8]);

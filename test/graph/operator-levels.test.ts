@@ -43,7 +43,12 @@ describe('operator levels (maxdist layers)', () => {
     const levels = operatorLevels(executionOrder(graph));
     expect(names(levels)).toEqual([['p3', 'p1', 'p2'], ['cat']]);
     levels.forEach((level, i) => {
-      const earlier = new Set(levels.slice(0, i).flat().flatMap((node) => node.outputs));
+      const earlier = new Set(
+        levels
+          .slice(0, i)
+          .flat()
+          .flatMap((node) => node.outputs),
+      );
       for (const node of level) for (const input of node.inputs) if (graph.tensors.get(input)?.constant === false && input !== 'in') expect(earlier.has(input)).toBe(true);
     });
   });

@@ -10,7 +10,11 @@ import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { PLANNERS } from '../../src/planners/registry.ts';
 import { randomGraphs } from '../fixtures/graphs.ts';
 
-const schedules = (): fc.Arbitrary<Schedule> => fc.oneof(fc.constantFrom<Schedule>('sequential', 'levels'), fc.integer({ min: 1, max: 5 }).map((k): Schedule => `groups:${k}`));
+const schedules = (): fc.Arbitrary<Schedule> =>
+  fc.oneof(
+    fc.constantFrom<Schedule>('sequential', 'levels'),
+    fc.integer({ min: 1, max: 5 }).map((k): Schedule => `groups:${k}`),
+  );
 const names = (steps: readonly (readonly { name: string }[])[]): string[][] => steps.map((step) => step.map((node) => node.name));
 
 describe('parseSchedule', () => {
@@ -28,7 +32,12 @@ describe('schedule steps', () => {
     fc.assert(
       fc.property(randomGraphs(), schedules(), (graph, schedule) => {
         const steps = scheduleSteps(graph, schedule);
-        expect(steps.flat().map((n) => n.name).sort()).toEqual(graph.nodes.map((n) => n.name).sort());
+        expect(
+          steps
+            .flat()
+            .map((n) => n.name)
+            .sort(),
+        ).toEqual(graph.nodes.map((n) => n.name).sort());
         const written = new Map<string, number>();
         steps.forEach((step, s) => step.forEach((node) => node.outputs.forEach((name) => written.set(name, s))));
         steps.forEach((step, s) => step.forEach((node) => node.inputs.forEach((name) => expect(written.get(name) ?? -1).toBeLessThan(s))));
@@ -70,7 +79,13 @@ describe('schedule steps', () => {
       name: 'sizes',
       layout: 'NHWC',
       tensors: new Map(
-        [['in', 1], ['a', 100], ['b', 10], ['c', 10], ['d', 10]].map(([name, size]) => [name as string, { name: name as string, shape: [1, size as number], dtype: 'float32' as const, constant: false }]),
+        [
+          ['in', 1],
+          ['a', 100],
+          ['b', 10],
+          ['c', 10],
+          ['d', 10],
+        ].map(([name, size]) => [name as string, { name: name as string, shape: [1, size as number], dtype: 'float32' as const, constant: false }]),
       ),
       nodes: ['a', 'b', 'c', 'd'].map((name) => ({ op: 'Relu' as const, name, inputs: ['in'], outputs: [name] })),
       inputs: ['in'],

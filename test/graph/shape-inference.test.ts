@@ -12,7 +12,7 @@ describe('shape inference', () => {
     expect(inferOutputShapes(conv({ padding: { kind: 'valid' }, strides: [2, 2] }), [[1, 299, 299, 3]], 'NHWC')).toEqual([[1, 149, 149, 8]]);
     expect(inferOutputShapes(conv({ padding: { kind: 'explicit', pads: [1, 2, 1, 2] } }), [[1, 3, 10, 10]], 'NCHW')).toEqual([[1, 8, 10, 12]]);
     expect(inferOutputShapes(conv({ padding: { kind: 'valid' }, dilations: [2, 2] }), [[1, 9, 9, 4]], 'NHWC')).toEqual([[1, 5, 5, 8]]);
-    expect(inferOutputShapes(conv({ kernel: [1, 7] , padding: { kind: 'valid' } }), [[1, 17, 17, 4]], 'NHWC')).toEqual([[1, 17, 11, 8]]);
+    expect(inferOutputShapes(conv({ kernel: [1, 7], padding: { kind: 'valid' } }), [[1, 17, 17, 4]], 'NHWC')).toEqual([[1, 17, 11, 8]]);
   });
 
   it('TF SAME padding puts the odd pixel after', () => {
@@ -26,21 +26,80 @@ describe('shape inference', () => {
     expect(inferOutputShapes(node({ op: 'GlobalAveragePool' }), [[1, 32, 7, 7]], 'NCHW')).toEqual([[1, 32, 1, 1]]);
     expect(inferOutputShapes(node({ op: 'Mean', axes: [1, 2], keepDims: false }), [[1, 7, 7, 32]], 'NHWC')).toEqual([[1, 32]]);
     expect(inferOutputShapes(node({ op: 'Mean', axes: [-2, -1], keepDims: true }), [[1, 32, 7, 7]], 'NCHW')).toEqual([[1, 32, 1, 1]]);
-    expect(inferOutputShapes(node({ op: 'Concat', axis: 3, activation: 'none' }), [[1, 4, 4, 8], [1, 4, 4, 24]], 'NHWC')).toEqual([[1, 4, 4, 32]]);
-    expect(inferOutputShapes(node({ op: 'Pad', pads: [[0, 0], [1, 1], [1, 1], [0, 4]] }), [[1, 4, 4, 8]], 'NHWC')).toEqual([[1, 6, 6, 12]]);
+    expect(
+      inferOutputShapes(
+        node({ op: 'Concat', axis: 3, activation: 'none' }),
+        [
+          [1, 4, 4, 8],
+          [1, 4, 4, 24],
+        ],
+        'NHWC',
+      ),
+    ).toEqual([[1, 4, 4, 32]]);
+    expect(
+      inferOutputShapes(
+        node({
+          op: 'Pad',
+          pads: [
+            [0, 0],
+            [1, 1],
+            [1, 1],
+            [0, 4],
+          ],
+        }),
+        [[1, 4, 4, 8]],
+        'NHWC',
+      ),
+    ).toEqual([[1, 6, 6, 12]]);
     expect(inferOutputShapes(node({ op: 'Reshape', shape: [1, -1] }), [[1, 1, 1, 1001]], 'NHWC')).toEqual([[1, 1001]]);
     expect(inferOutputShapes(node({ op: 'Flatten', axis: 1 }), [[2, 3, 4, 5]], 'NCHW')).toEqual([[2, 60]]);
     expect(inferOutputShapes(node({ op: 'Squeeze', axes: [] }), [[1, 1, 1, 10]], 'NHWC')).toEqual([[10]]);
     expect(inferOutputShapes(node({ op: 'Resize', mode: 'bilinear', size: [257, 257], alignCorners: true, halfPixelCenters: false }), [[1, 33, 33, 21]], 'NHWC')).toEqual([[1, 257, 257, 21]]);
-    expect(inferOutputShapes(node({ op: 'FullyConnected', outFeatures: 10, activation: 'none', keepDims: false }), [[2, 1, 1, 64], [10, 64]], 'NHWC')).toEqual([[2, 10]]);
-    expect(inferOutputShapes(node({ op: 'MatMul' }), [[3, 4, 5], [5, 6]], 'NCHW')).toEqual([[3, 4, 6]]);
-    expect(inferOutputShapes(node({ op: 'Gemm', transA: false, transB: true, alpha: 1, beta: 1 }), [[2, 64], [10, 64]], 'NCHW')).toEqual([[2, 10]]);
+    expect(
+      inferOutputShapes(
+        node({ op: 'FullyConnected', outFeatures: 10, activation: 'none', keepDims: false }),
+        [
+          [2, 1, 1, 64],
+          [10, 64],
+        ],
+        'NHWC',
+      ),
+    ).toEqual([[2, 10]]);
+    expect(
+      inferOutputShapes(
+        node({ op: 'MatMul' }),
+        [
+          [3, 4, 5],
+          [5, 6],
+        ],
+        'NCHW',
+      ),
+    ).toEqual([[3, 4, 6]]);
+    expect(
+      inferOutputShapes(
+        node({ op: 'Gemm', transA: false, transB: true, alpha: 1, beta: 1 }),
+        [
+          [2, 64],
+          [10, 64],
+        ],
+        'NCHW',
+      ),
+    ).toEqual([[2, 10]]);
     expect(inferOutputShapes(node({ op: 'Add', activation: 'none' }), [[1, 4, 4, 8], [8]], 'NHWC')).toEqual([[1, 4, 4, 8]]);
   });
 
   it('names the node when inputs do not fit', () => {
     expect(() => inferOutputShapes(conv({ groups: 3 }), [[1, 8, 8, 4]], 'NHWC')).toThrow(GraphError);
-    expect(() => inferOutputShapes(node({ op: 'Concat', axis: 3, activation: 'none' }), [[1, 4, 4, 8], [1, 5, 4, 8]], 'NHWC')).toThrow(/node n \(Concat\)/);
+    expect(() =>
+      inferOutputShapes(
+        node({ op: 'Concat', axis: 3, activation: 'none' }),
+        [
+          [1, 4, 4, 8],
+          [1, 5, 4, 8],
+        ],
+        'NHWC',
+      ),
+    ).toThrow(/node n \(Concat\)/);
     expect(() => resolveReshape([2, 3], [4, -1], node({ op: 'Reshape', shape: [4, -1] }))).toThrow(/cannot become/);
     expect(() => inferOutputShapes(conv({ padding: { kind: 'valid' }, kernel: [5, 5] }), [[1, 3, 3, 4]], 'NHWC')).toThrow(/does not fit/);
   });

@@ -49,7 +49,15 @@ describe('toNchw', () => {
     expect(nodeOf(graph, 'cat')).toMatchObject({ op: 'Concat', axis: 1 });
     expect(nodeOf(graph, 'mean')).toMatchObject({ op: 'Mean', axes: [2, 3], keepDims: true });
     expect(nodeOf(graph, 'squeezed')).toMatchObject({ op: 'Squeeze', axes: [2, 3] });
-    expect(nodeOf(graph, 'padded')).toMatchObject({ op: 'Pad', pads: [[0, 0], [0, 0], [1, 2], [2, 1]] });
+    expect(nodeOf(graph, 'padded')).toMatchObject({
+      op: 'Pad',
+      pads: [
+        [0, 0],
+        [0, 0],
+        [1, 2],
+        [2, 1],
+      ],
+    });
     expect(nodeOf(graph, 'probs')).toMatchObject({ op: 'Softmax', axis: -1 }); // 2-D: unchanged
     expect(nodeOf(graph, 'logits4d')).toMatchObject({ op: 'Reshape', shape: [1, 10, 1, 1] });
     expect(nodeOf(graph, 'logits2d')).toMatchObject({ op: 'Reshape', shape: [1, 10] });
@@ -76,7 +84,12 @@ describe('toNchw', () => {
     expect(shapeOf(graph, 'conv1/w')).toEqual([8, 3, 3, 3]);
     expect(graph.tensors.get('conv1/w')!.data).toBeInstanceOf(Float32Array);
     expect(nodeOf(graph, 'conv1')).toMatchObject({ weightLayout: 'OIHW', groups: 1 });
-    for (const [o, h, w, i] of [[0, 0, 0, 0], [7, 2, 1, 2], [3, 1, 2, 0], [5, 0, 2, 1]]) {
+    for (const [o, h, w, i] of [
+      [0, 0, 0, 0],
+      [7, 2, 1, 2],
+      [3, 1, 2, 0],
+      [5, 0, 2, 1],
+    ]) {
       expect(at(after, [8, 3, 3, 3], [o, i, h, w])).toBe(at(before, [8, 3, 3, 3], [o, h, w, i]));
     }
     // the 1x1 conv: [16, 1, 1, 8] -> [16, 8, 1, 1], the same order of elements
@@ -91,7 +104,12 @@ describe('toNchw', () => {
     expect(nodeOf(graph, 'dw')).toMatchObject({ weightLayout: 'OIHW', groups: 8, outChannels: 8 });
     const before = dataOf(original, 'dw/w');
     const after = dataOf(graph, 'dw/w');
-    for (const [h, w, o] of [[0, 0, 0], [2, 1, 7], [1, 2, 3]]) expect(at(after, [8, 1, 3, 3], [o, 0, h, w])).toBe(at(before, [1, 3, 3, 8], [0, h, w, o]));
+    for (const [h, w, o] of [
+      [0, 0, 0],
+      [2, 1, 7],
+      [1, 2, 3],
+    ])
+      expect(at(after, [8, 1, 3, 3], [o, 0, h, w])).toBe(at(before, [1, 3, 3, 8], [0, h, w, o]));
   });
 
   it('sets groups to the input channels for a depthwise conv with a channel multiplier', () => {
@@ -133,7 +151,13 @@ describe('toNchw', () => {
     const graph = toNchw(b.build(['y']));
     expect(shapeOf(graph, 'c')).toEqual([1, 4, 2, 3]);
     const data = dataOf(graph, 'c');
-    expect(at(data, [1, 4, 2, 3], [0, 3, 1, 2])).toBe(at(Array.from({ length: 24 }, (_, k) => k), [1, 2, 3, 4], [0, 1, 2, 3]));
+    expect(at(data, [1, 4, 2, 3], [0, 3, 1, 2])).toBe(
+      at(
+        Array.from({ length: 24 }, (_, k) => k),
+        [1, 2, 3, 4],
+        [0, 1, 2, 3],
+      ),
+    );
   });
 
   it('keeps weights without data as constants without data, with the OIHW shape', () => {

@@ -42,15 +42,25 @@ describe('weight slicing', () => {
   const sliced = sliceWeights(graph, limit);
 
   it('cuts each oversized FullyConnected and one-group convolution into the fewest slices of whole panels within the limit', () => {
-    for (const [name, k, channels] of [['conv3x3', 3 * 3 * 16, 40], ['conv1x1', 40, 24], ['fc1', 8 * 8 * 24, 100], ['fc2', 100, 10]] as const) {
+    for (const [name, k, channels] of [
+      ['conv3x3', 3 * 3 * 16, 40],
+      ['conv1x1', 40, 24],
+      ['fc1', 8 * 8 * 24, 100],
+      ['fc2', 100, 10],
+    ] as const) {
       const whole = layerMemory(graph, graph.nodes.find((n) => n.name === name)!).weightBytes;
       const parts = sliced.nodes.filter((n) => n.name.startsWith(`${name}@slice`));
       if (whole <= limit) {
         expect(parts, name).toHaveLength(0);
         continue;
       }
-      const widths = parts.map((n) => elementCount(sliced.tensors.get(n.outputs[0])!.shape) / elementCount(graph.tensors.get(graph.nodes.find((m) => m.name === name)!.outputs[0])!.shape) * channels);
-      expect(widths.reduce((a, c) => a + c, 0), name).toBe(channels);
+      const widths = parts.map(
+        (n) => (elementCount(sliced.tensors.get(n.outputs[0])!.shape) / elementCount(graph.tensors.get(graph.nodes.find((m) => m.name === name)!.outputs[0])!.shape)) * channels,
+      );
+      expect(
+        widths.reduce((a, c) => a + c, 0),
+        name,
+      ).toBe(channels);
       // Every slice but the last is a whole number of panels; one more panel would not fit (unless a slice is one panel).
       const widest = Math.max(...widths);
       expect(widest % GEMM_PANEL, name).toBe(0);

@@ -138,7 +138,9 @@ describe('runTrace', () => {
 
   it('orders worker tracks by number', () => {
     const workers = ['worker 10', 'worker 2', 'worker 1'].map((thread, k) => ({ node: `n${k}`, op: 'Relu', step: 0, thread, start: t0 + k, end: t0 + k + 1 }));
-    const names = runTrace(workers, problem, { source: 'x', planner: 'p', backend: 'cpu-parallel', footprint: 0 }).traceEvents.filter((e) => e.name === 'thread_name').map((e) => e.args?.name);
+    const names = runTrace(workers, problem, { source: 'x', planner: 'p', backend: 'cpu-parallel', footprint: 0 })
+      .traceEvents.filter((e) => e.name === 'thread_name')
+      .map((e) => e.args?.name);
     expect(names).toEqual(['worker 1', 'worker 2', 'worker 10']);
   });
 });

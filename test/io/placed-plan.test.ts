@@ -38,7 +38,10 @@ describe('plans made elsewhere: records with an offset each', () => {
     const record = fc.record({ size: fc.nat(1 << 20), first: fc.nat(50), span: fc.nat(10), offset: fc.nat(1 << 24) });
     fc.assert(
       fc.property(fc.array(record, { minLength: 1, maxLength: 30 }), (drawn) => {
-        const problem = makeProblem('p', drawn.map((r, i) => ({ id: `t${i}`, size: r.size, first: r.first, last: r.first + r.span })));
+        const problem = makeProblem(
+          'p',
+          drawn.map((r, i) => ({ id: `t${i}`, size: r.size, first: r.first, last: r.first + r.span })),
+        );
         const offsets = drawn.map((r) => r.offset);
         for (const [text, read] of [
           [placedRecordsToCsv(problem, offsets), parsePlacedRecordsCsv],

@@ -116,13 +116,41 @@ const concat = (...parts: Uint8Array[]): Uint8Array => {
 
 /** Text that readers of numbers, lines and encodings get wrong: huge, signed, NUL, invalid UTF-8. */
 const TOKENS: readonly Uint8Array[] = [
-  '-0', '-00', '+0', '9007199254740991', '9007199254740993', '18014398509481984', '99999999999999999999999', '1e400', '-1e400', '1.5', '0x10',
-  '\0', '\r', '\n', '\r\n', ',', '"', '\\', '[', ']', '{', '}', ':', '\ufeff', '\u2028', '\x1b[31m', ' ', '9'.repeat(600),
-].map(bytesOf).concat([new Uint8Array([0xff]), new Uint8Array([0xc3]), new Uint8Array([0xed, 0xa0, 0x80]), new Uint8Array([0xc0, 0x80]), new Uint8Array([0xf4, 0x90, 0x80, 0x80])]);
+  '-0',
+  '-00',
+  '+0',
+  '9007199254740991',
+  '9007199254740993',
+  '18014398509481984',
+  '99999999999999999999999',
+  '1e400',
+  '-1e400',
+  '1.5',
+  '0x10',
+  '\0',
+  '\r',
+  '\n',
+  '\r\n',
+  ',',
+  '"',
+  '\\',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  '\ufeff',
+  '\u2028',
+  '\x1b[31m',
+  ' ',
+  '9'.repeat(600),
+]
+  .map(bytesOf)
+  .concat([new Uint8Array([0xff]), new Uint8Array([0xc3]), new Uint8Array([0xed, 0xa0, 0x80]), new Uint8Array([0xc0, 0x80]), new Uint8Array([0xf4, 0x90, 0x80, 0x80])]);
 
 const SPECIAL_BYTES = [0x00, 0x0a, 0x0d, 0x2c, 0x2d, 0x22, 0x5b, 0x5d, 0x7b, 0x7d, 0x30, 0x39, 0xff, 0xc3, 0x80];
 
-const pick = <T,>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)];
+const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)];
 const below = (random: () => number, n: number): number => Math.floor(random() * n);
 
 function utf16(text: string, bigEndian: boolean, bom: boolean): Uint8Array {
@@ -160,7 +188,11 @@ function corruptText(text: string, json: boolean, random: () => number): { bytes
     const chosen = pick(random, numbers);
     const token = pick(random, TOKENS);
     const at = bytesOf(text.slice(0, chosen.index)).length;
-    return { bytes: concat(original.slice(0, at), token, original.slice(at + chosen[0].length)), label: `number at ${at} replaced by ${JSON.stringify(Buffer.from(token).toString('latin1').slice(0, 20))}`, cut: false };
+    return {
+      bytes: concat(original.slice(0, at), token, original.slice(at + chosen[0].length)),
+      label: `number at ${at} replaced by ${JSON.stringify(Buffer.from(token).toString('latin1').slice(0, 20))}`,
+      cut: false,
+    };
   }
   if (json && r < 0.65) {
     const depth = pick(random, [1_000, 10_000, 50_000, 200_000]);
@@ -240,7 +272,14 @@ function recordSeeds(): { csv: { file: string; text: string }[]; json: { file: s
     json: [
       { file: 'blazeface.json', text: recordsToJson(blazeface) },
       { file: 'wrapped.json', text: `{"operatorCount": 40, "notes": [[1, 2], {"x": null}], "records": ${recordsToJson(mobilenet)}}\n` },
-      { file: 'compact.json', text: JSON.stringify([{ id: 'a', size: 32, first: 0, last: 1 }, { id: 7, size: 9007199254740000, first: 1, last: 4 }, { id: 'c', size: 0, first: 2, last: 2 }]) },
+      {
+        file: 'compact.json',
+        text: JSON.stringify([
+          { id: 'a', size: 32, first: 0, last: 1 },
+          { id: 7, size: 9007199254740000, first: 1, last: 4 },
+          { id: 'c', size: 0, first: 2, last: 2 },
+        ]),
+      },
     ],
   };
 }
@@ -362,11 +401,15 @@ describe('regressions found by the fuzzing', () => {
 
   it('nested "[" overflowed the stack of the JSON scanner (RangeError), and of JSON.stringify in a message', () => {
     expect(refusal('['.repeat(200_000), 'deep.json')).toMatch(/^deep\.json:1: invalid JSON at column 200001: the file ends where a value should be/);
-    expect(refusal(`[{"id": "a", "first": 0, "last": 0, "size": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]`, 'deep-size.json')).toBe('deep-size.json:1: record 0: "size" must be a JSON number, not an array.');
+    expect(refusal(`[{"id": "a", "first": 0, "last": 0, "size": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]`, 'deep-size.json')).toBe(
+      'deep-size.json:1: record 0: "size" must be a JSON number, not an array.',
+    );
   });
 
   it('sizes adding up past 2^53 were planned (every plan invalid, NaN footprints)', () => {
-    expect(refusal(`id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`, 'sum.csv')).toMatch(/^sum\.csv:3: size 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/);
+    expect(refusal(`id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`, 'sum.csv')).toMatch(
+      /^sum\.csv:3: size 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/,
+    );
   });
 
   it('a name with a line break from a corrupt model made a message of two lines', () => {
@@ -378,7 +421,9 @@ describe('regressions found by the fuzzing', () => {
 
   it('UTF-16 and invalid UTF-8 were decoded into replacement characters without a word', () => {
     expect(refusal(utf16('id,lower,upper,size\na,0,1,1\n', false, true), 'utf16.csv')).toBe('utf16.csv: is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8.');
-    expect(refusal(concat(bytesOf('id,lower,upper,size\na'), new Uint8Array([0xed, 0xa0, 0x80]), bytesOf(',0,1,1\n')), 'surrogate.csv')).toBe('surrogate.csv:2: the byte 0xed at offset 21 is not UTF-8 text; save the file as UTF-8.');
+    expect(refusal(concat(bytesOf('id,lower,upper,size\na'), new Uint8Array([0xed, 0xa0, 0x80]), bytesOf(',0,1,1\n')), 'surrogate.csv')).toBe(
+      'surrogate.csv:2: the byte 0xed at offset 21 is not UTF-8 text; save the file as UTF-8.',
+    );
   });
 });
 
@@ -395,7 +440,11 @@ describe.concurrent('memplan plan on corrupted files', () => {
   const cases: { name: string; bytes: () => Uint8Array; says: RegExp }[] = [
     { name: 'cut.csv', bytes: () => bytesOf('id,lower,upper,size\na,0,2,10\nb,1,3,2'), says: /cut\.csv:3: the last line has no line end/ },
     { name: 'deep.json', bytes: () => bytesOf('['.repeat(200_000)), says: /deep\.json:1: invalid JSON at column 200001/ },
-    { name: 'sum.json', bytes: () => bytesOf(JSON.stringify([2 ** 53 - 1, 2 ** 53 - 1, 2 ** 52].map((size, i) => ({ id: `t${i}`, size, first: 0, last: 1 })))), says: /sum\.json:1: record 1: "size" 9007199254740991 brings the sum/ },
+    {
+      name: 'sum.json',
+      bytes: () => bytesOf(JSON.stringify([2 ** 53 - 1, 2 ** 53 - 1, 2 ** 52].map((size, i) => ({ id: `t${i}`, size, first: 0, last: 1 })))),
+      says: /sum\.json:1: record 1: "size" 9007199254740991 brings the sum/,
+    },
     { name: 'utf16.csv', bytes: () => utf16('id,lower,upper,size\na,0,1,1\n', true, true), says: /utf16\.csv: is UTF-16 text/ },
     {
       name: 'renamed.onnx',

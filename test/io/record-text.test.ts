@@ -25,7 +25,10 @@ describe('decodeRecordText', () => {
   });
 
   it('refuses UTF-16 by its byte-order mark, either order', () => {
-    for (const bom of [[0xff, 0xfe], [0xfe, 0xff]]) {
+    for (const bom of [
+      [0xff, 0xfe],
+      [0xfe, 0xff],
+    ]) {
       expect(refusal(bytes(bom, 'i\0d\0')).message).toBe(`${FILE}: is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8.`);
     }
   });

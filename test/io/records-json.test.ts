@@ -179,9 +179,21 @@ describe('parseRecordsJson: nothing lost (issue 38)', () => {
 
   it('sizes whose sum passes 2^53 - 1: refused on the record that passes it', () => {
     const max = Number.MAX_SAFE_INTEGER;
-    const text = lines([{ id: 'a', size: max, first: 0, last: 1 }, { id: 'b', size: max, first: 1, last: 2 }, { id: 'c', size: 2 ** 52, first: 0, last: 2 }]);
+    const text = lines([
+      { id: 'a', size: max, first: 0, last: 1 },
+      { id: 'b', size: max, first: 1, last: 2 },
+      { id: 'c', size: 2 ** 52, first: 0, last: 2 },
+    ]);
     expectError(text, 3, /record 1: "size" 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/);
-    expect(parseRecordsJson(lines([{ id: 'a', size: max - 1, first: 0, last: 1 }, { id: 'b', size: 1, first: 1, last: 2 }]), FILE).records).toHaveLength(2);
+    expect(
+      parseRecordsJson(
+        lines([
+          { id: 'a', size: max - 1, first: 0, last: 1 },
+          { id: 'b', size: 1, first: 1, last: 2 },
+        ]),
+        FILE,
+      ).records,
+    ).toHaveLength(2);
   });
 
   it('a file cut off anywhere before its end is refused; the sentence says where the data stops', () => {

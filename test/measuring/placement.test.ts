@@ -18,7 +18,9 @@ describe('where a job runs', () => {
   });
 
   it('refuses a placement the backend does not run in, before anything starts', async () => {
-    await expect(execute(tinyGraph(), { ...job, backend: browserBackend }, { on: 'process' })).rejects.toThrow('the browser backend runs whole jobs in a browser page; it prepares no network in a process of this machine.');
+    await expect(execute(tinyGraph(), { ...job, backend: browserBackend }, { on: 'process' })).rejects.toThrow(
+      'the browser backend runs whole jobs in a browser page; it prepares no network in a process of this machine.',
+    );
     await expect(execute(tinyGraph(), { ...job, backend: cpuBackend }, { on: 'page' })).rejects.toThrow('the cpu backend runs in a process, not in a browser page.');
   });
 

@@ -37,7 +37,7 @@ const PUBLISHED: Record<string, { readonly parameters: number; readonly source: 
   'squeezenet-1.1': { parameters: 1_235_496, source: 'torchvision squeezenet1_1' },
   'resnext-50-paths': { parameters: 25_028_904, source: 'torchvision resnext50_32x4d' },
   'resnext-50-grouped': { parameters: 25_028_904, source: 'torchvision resnext50_32x4d' },
-  googlenet: { parameters: 6_624_904 + GOOGLENET_5X5_EXTRA, source: 'torchvision googlenet (no aux) with the paper\'s 5x5 branch' },
+  googlenet: { parameters: 6_624_904 + GOOGLENET_5X5_EXTRA, source: "torchvision googlenet (no aux) with the paper's 5x5 branch" },
   xception: { parameters: 22_910_480, source: 'Keras applications Xception' },
 };
 

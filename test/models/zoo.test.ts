@@ -22,7 +22,7 @@ describe('the zoo', () => {
     expect(planAndVerify(findPlanner('offsets/greedy-by-size'), problem).valid).toBe(true);
   });
 
-  it('MobileNet v2 has the blog\'s 65 buffers, about 26 MB naively', () => {
+  it("MobileNet v2 has the blog's 65 buffers, about 26 MB naively", () => {
     const problem = fp32('zoo:mobilenet-v2');
     expect(problem.records).toHaveLength(65);
     expect(naiveFootprint(problem) / MiB).toBeGreaterThan(26.2);
@@ -38,13 +38,10 @@ describe('the zoo', () => {
     expect(naiveFootprint(problem) / result.footprint).toBeLessThan(10.7);
   });
 
-  it.each(['mobilenet-v1', 'mobilenet-v2', 'inception-v3', 'posenet', 'blazeface'])(
-    '%s: Greedy by Size for offsets meets the lower bound (paper)',
-    (name) => {
-      const problem = fp32(`zoo:${name}`);
-      expect(planAndVerify(findPlanner('offsets/greedy-by-size'), problem).footprint).toBe(lowerBounds(problem).offsets);
-    },
-  );
+  it.each(['mobilenet-v1', 'mobilenet-v2', 'inception-v3', 'posenet', 'blazeface'])('%s: Greedy by Size for offsets meets the lower bound (paper)', (name) => {
+    const problem = fp32(`zoo:${name}`);
+    expect(planAndVerify(findPlanner('offsets/greedy-by-size'), problem).footprint).toBe(lowerBounds(problem).offsets);
+  });
 
   it('takes parameters the network allows', () => {
     const small = buildZooModel('zoo:mobilenet-v2?input=96&width=0.5&batch=2');

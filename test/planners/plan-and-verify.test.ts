@@ -16,7 +16,11 @@ describe('plan and verify', () => {
       title: 'Broken',
       citation: 'test',
       complexity: 'n',
-      plan: (p) => offsetsPlan(p, p.records.map(() => 0)),
+      plan: (p) =>
+        offsetsPlan(
+          p,
+          p.records.map(() => 0),
+        ),
     };
     const result = planAndVerify(everythingAtZero, problem);
     expect(result.valid).toBe(false);

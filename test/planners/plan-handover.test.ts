@@ -19,7 +19,13 @@ describe('a plan handed to another process', () => {
   });
 
   it('is refused in one sentence that names its planner, where, and what the verifier found', () => {
-    const everythingAtZero = { planner: 'offsets/broken', plan: offsetsPlan(problem, problem.records.map(() => 0)) };
+    const everythingAtZero = {
+      planner: 'offsets/broken',
+      plan: offsetsPlan(
+        problem,
+        problem.records.map(() => 0),
+      ),
+    };
     expect(verifyReceived(everythingAtZero, problem, 1).valid).toBe(false);
     expect(() => acceptReceived(everythingAtZero, problem, 1, 'in the measured process')).toThrow(RefusedPlanError);
     expect(() => acceptReceived(everythingAtZero, problem, 1, 'in the measured process')).toThrow(/^the plan of offsets\/broken fails the verifier in the measured process: records .+ share bytes/);
@@ -36,6 +42,18 @@ describe('a plan handed to another process', () => {
     const planner = findPlanner('offsets/greedy-by-size');
     const here = runnablePlan(planner, problem, 4);
     expect(runnablePlan({ planner: planner.id, plan: planOf(here) }, problem, 4).offsets).toEqual(here.offsets);
-    expect(() => runnablePlan({ planner: 'offsets/broken', plan: offsetsPlan(problem, problem.records.map(() => 0)) }, problem, 4)).toThrow(/fails the verifier where the job runs/);
+    expect(() =>
+      runnablePlan(
+        {
+          planner: 'offsets/broken',
+          plan: offsetsPlan(
+            problem,
+            problem.records.map(() => 0),
+          ),
+        },
+        problem,
+        4,
+      ),
+    ).toThrow(/fails the verifier where the job runs/);
   });
 });

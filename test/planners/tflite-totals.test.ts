@@ -13,7 +13,7 @@ const shared = '../shared';
 const tracesPresent = existsSync(`${shared}/traces/minimalloc`);
 if (!tracesPresent) console.warn(`skipping TFLite's totals on the MiniMalloc traces: ${shared}/traces is absent (it ships beside the repository, not in it).`);
 
-describe.each(Object.entries(TFLITE_TOTALS))('TFLite\'s own totals on %s', (instance, totals) => {
+describe.each(Object.entries(TFLITE_TOTALS))("TFLite's own totals on %s", (instance, totals) => {
   const zoo = instance.startsWith('zoo:');
   it.skipIf(!zoo && !tracesPresent).each(Object.entries(totals))('%s gives %d bytes', async (id, expected) => {
     const problem = await loadProblem(zoo ? instance : `${shared}/${instance}`, PAPER_RECORD_OPTIONS);
@@ -23,16 +23,27 @@ describe.each(Object.entries(TFLITE_TOTALS))('TFLite\'s own totals on %s', (inst
   });
 });
 
-describe('the smallest cases where a reading other than TFLite\'s gives another total', () => {
+describe("the smallest cases where a reading other than TFLite's gives another total", () => {
   it('Greedy by Size Improved: the gap decides before the size (96 bytes, not 112)', () => {
     // [size, first, last]: t0 (0,1,16), t1 (0,0,32), t2 (1,2,32), t3 (2,2,64).
-    const problem = problemOf([[16, 0, 1], [32, 0, 0], [32, 1, 2], [64, 2, 2]]);
+    const problem = problemOf([
+      [16, 0, 1],
+      [32, 0, 0],
+      [32, 1, 2],
+      [64, 2, 2],
+    ]);
     expect(planAndVerify(findPlanner('shared-objects/greedy-by-size-improved'), problem).footprint).toBe(96);
     expect(planAndVerify(findPlanner('shared-objects/greedy-by-size-improved-size-first'), problem).footprint).toBe(112);
   });
 
-  it('Min-cost Flow: the shortest-path search in passes picks TFLite\'s flow among equal costs (104 bytes)', () => {
-    const problem = problemOf([[64, 0, 0], [8, 2, 3], [32, 3, 3], [8, 4, 4], [64, 5, 5]]);
+  it("Min-cost Flow: the shortest-path search in passes picks TFLite's flow among equal costs (104 bytes)", () => {
+    const problem = problemOf([
+      [64, 0, 0],
+      [8, 2, 3],
+      [32, 3, 3],
+      [8, 4, 4],
+      [64, 5, 5],
+    ]);
     expect(planAndVerify(findPlanner('shared-objects/min-cost-flow'), problem).footprint).toBe(104);
   });
 });

@@ -59,15 +59,15 @@ describe('the claims', () => {
     }),
   };
 
-
   /** A latency cell of the first offsets model: its median and the 95% interval of it. */
-  const latency = (planner: string, median: number, ci95: [number, number]): CellResult => ({
-    ...paperWorld.offsets[0],
-    planner,
-    latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
-    backend: 'cpu',
-  }) satisfies CellResult;
-  it('are decided by the numbers: all hold where the paper\'s figures hold, 7 stays pending', () => {
+  const latency = (planner: string, median: number, ci95: [number, number]): CellResult =>
+    ({
+      ...paperWorld.offsets[0],
+      planner,
+      latencyMs: { runs: 20, median, min: median, max: median, p90: median, ci95 },
+      backend: 'cpu',
+    }) satisfies CellResult;
+  it("are decided by the numbers: all hold where the paper's figures hold, 7 stays pending", () => {
     const verdicts = evaluateClaims(paperWorld).map((c) => [c.id, c.verdict]);
     expect(verdicts).toEqual([
       [1, 'holds'],
@@ -84,9 +84,7 @@ describe('the claims', () => {
   it('turn when the numbers turn, naming the figures', () => {
     const worse = {
       ...paperWorld,
-      sharedObjects: paperWorld.sharedObjects.map((c) =>
-        c.model === 'zoo:posenet' && c.planner === 'shared-objects/greedy-by-size-improved' ? { ...c, footprint: 12 * MiB } : c,
-      ),
+      sharedObjects: paperWorld.sharedObjects.map((c) => (c.model === 'zoo:posenet' && c.planner === 'shared-objects/greedy-by-size-improved' ? { ...c, footprint: 12 * MiB } : c)),
     };
     const [first, , third] = evaluateClaims(worse);
     expect(first.verdict).toBe('does not hold');
@@ -98,7 +96,11 @@ describe('the claims', () => {
 
   it('take an exact planner as the yardstick, not a competitor, and say where the bound is out of reach', () => {
     // The optimum beats every heuristic on DeepLab v3 and lies above the bound there.
-    const exact = cells('shared-objects', ['shared-objects/exact'], { 'shared-objects/exact@deeplab-v3': 10.5, 'shared-objects/exact@mobilenet-v2': 10.4 }).map((c) => ({ ...c, optimal: true, bound: c.footprint }));
+    const exact = cells('shared-objects', ['shared-objects/exact'], { 'shared-objects/exact@deeplab-v3': 10.5, 'shared-objects/exact@mobilenet-v2': 10.4 }).map((c) => ({
+      ...c,
+      optimal: true,
+      bound: c.footprint,
+    }));
     const claims = evaluateClaims({ ...paperWorld, sharedObjects: [...paperWorld.sharedObjects, ...exact] });
     expect(claims[0].verdict).toBe('holds');
     expect(claims[2].verdict).toBe('holds');
@@ -117,7 +119,11 @@ describe('the claims', () => {
   });
 
   it('decide claim 7 from latency cells: significant speed-ups only, the source named', () => {
-    const fast = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])], latencySource: 'Run on a test machine.' })[6];
+    const fast = evaluateClaims({
+      ...paperWorld,
+      latency: [latency('shared-objects/naive', 110, [109, 111]), latency('offsets/greedy-by-size', 100, [99, 101])],
+      latencySource: 'Run on a test machine.',
+    })[6];
     expect(fast.verdict).toBe('holds');
     expect(fast.evidence).toMatch(/\+10\.0%.*Run on a test machine\./);
     const overlapping = evaluateClaims({ ...paperWorld, latency: [latency('shared-objects/naive', 101, [95, 105]), latency('offsets/greedy-by-size', 100, [96, 104])] })[6];

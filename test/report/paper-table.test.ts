@@ -65,7 +65,12 @@ describe('paper tables', () => {
 });
 
 describe('paper tables with an exact planner and both operator orders', () => {
-  const exactCell = (model: string, footprint: number, optimal: boolean): CellResult => ({ ...cell(model, 'offsets/exact', footprint), plannerTitle: 'Optimal', optimal, bound: optimal ? footprint : 2 * MiB });
+  const exactCell = (model: string, footprint: number, optimal: boolean): CellResult => ({
+    ...cell(model, 'offsets/exact', footprint),
+    plannerTitle: 'Optimal',
+    optimal,
+    bound: optimal ? footprint : 2 * MiB,
+  });
   const otherOrder = { order: 'memory-aware' as const, lowerBounds: { offsets: 1.5 * MiB, sharedObjects: 2.5 * MiB } };
   const withExact = [...results, exactCell('a', 2 * MiB, true), exactCell('b', 3 * MiB, false)].map((r) => ({ ...r, otherOrder }));
   const exactTable = buildPaperTable(withExact, { title: 'T', approach: 'offsets', report: { unit: 'MiB', charts: [] } });

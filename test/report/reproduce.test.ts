@@ -26,8 +26,14 @@ describe('memplan reproduce', () => {
     expect(missing).toEqual([]);
     out = await mkdtemp(join(tmpdir(), 'memplan-paper-'));
     await reproducePaper({ out: join(out, 'paper'), runs: join(out, 'runs'), quiet: true });
-    const ours = files(join(out, 'paper')).map((f) => relative(join(out, 'paper'), f)).filter((f) => f !== 'timings.md').sort();
-    const committed = files(COMMITTED).map((f) => relative(COMMITTED, f)).filter((f) => f !== 'timings.md').sort();
+    const ours = files(join(out, 'paper'))
+      .map((f) => relative(join(out, 'paper'), f))
+      .filter((f) => f !== 'timings.md')
+      .sort();
+    const committed = files(COMMITTED)
+      .map((f) => relative(COMMITTED, f))
+      .filter((f) => f !== 'timings.md')
+      .sort();
     expect(ours).toEqual(committed);
     for (const file of ours) {
       expect(readFileSync(join(out, 'paper', file)).equals(readFileSync(join(COMMITTED, file))), `${file} differs from the committed one: run \`npx memplan reproduce\` and commit`).toBe(true);
@@ -55,7 +61,10 @@ describe('the latency run claim 7 reads', () => {
     const dir = join(root, 'latency-cpu', run);
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'run.json'), JSON.stringify(info(load)));
-    await writeFile(join(dir, 'results.jsonl'), [cell('zoo:a', 'shared-objects/naive', 110, pinning), cell('zoo:a', 'offsets/greedy-by-size', 100, pinning)].map((c) => `${JSON.stringify(c)}\n`).join(''));
+    await writeFile(
+      join(dir, 'results.jsonl'),
+      [cell('zoo:a', 'shared-objects/naive', 110, pinning), cell('zoo:a', 'offsets/greedy-by-size', 100, pinning)].map((c) => `${JSON.stringify(c)}\n`).join(''),
+    );
   }
 
   it('is the run claim-7-run.json names, not the latest one, with the load and the pinning said', async () => {
@@ -69,7 +78,9 @@ describe('the latency run claim 7 reads', () => {
       await nameLatencyRun(root, '2026-01-01T00-00-00Z');
       const named = await latencyEvidence(root);
       expect(named?.busy).toBeUndefined();
-      expect(named?.source).toMatch(/2026-01-01T00-00-00Z, named by claim-7-run\.json\) on 2026-11-27: Test CPU, 2 cores, linux test, Node v20\.20\.2\. The machine was quiet while timing: other processes used at most 0\.04 of a core on average\. Every measured process was pinned to core 1 \(taskset\)\.$/);
+      expect(named?.source).toMatch(
+        /2026-01-01T00-00-00Z, named by claim-7-run\.json\) on 2026-11-27: Test CPU, 2 cores, linux test, Node v20\.20\.2\. The machine was quiet while timing: other processes used at most 0\.04 of a core on average\. Every measured process was pinned to core 1 \(taskset\)\.$/,
+      );
       await nameLatencyRun(root, '2026-12-31T00-00-00Z');
       const busy = await latencyEvidence(root);
       expect(busy?.busy).toBe('the machine was busy while timing (other processes used 1.50 of a core on average over 300 s).');

@@ -81,7 +81,15 @@ export class ConnectionGuard {
     const mine = this.byAddress.get(address) ?? new Set<Connection>();
     if (!this.makeRoom(mine, this.limits.maxConnectionsPerAddress) || !this.makeRoom(this.all, this.limits.maxConnections)) {
       this.log(`refused a connection from ${address}: every one of its connections is busy with a request`);
-      refuse(socket, 503, this.refusalBody(mine.size >= this.limits.maxConnectionsPerAddress ? `this address has ${mine.size} connections busy with requests already; try again when one is done.` : 'the server is busy with requests on every connection it takes; try again later.'));
+      refuse(
+        socket,
+        503,
+        this.refusalBody(
+          mine.size >= this.limits.maxConnectionsPerAddress
+            ? `this address has ${mine.size} connections busy with requests already; try again when one is done.`
+            : 'the server is busy with requests on every connection it takes; try again later.',
+        ),
+      );
       return;
     }
     const now = Date.now();
@@ -145,7 +153,10 @@ export function addressKey(address: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** An answer written straight to a socket that has no request in progress (JSON, one sentence), then the connection closed. */
@@ -153,7 +164,9 @@ function refuse(socket: Socket, status: 408 | 503, body: unknown): void {
   const text = JSON.stringify(body);
   const reason = status === 408 ? 'Request Timeout' : 'Service Unavailable';
   try {
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\nConnection: close\r\n${status === 503 ? 'Retry-After: 5\r\n' : ''}\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\nConnection: close\r\n${status === 503 ? 'Retry-After: 5\r\n' : ''}\r\n${text}`,
+    );
   } catch {
     // already gone
   }

@@ -15,7 +15,12 @@ export interface GuardedServer {
  * request timeout is off, as bodies are paced where they are read and a job's answer may take
  * as long as the job.
  */
-export function guardedServer(limits: HttpLimits, handle: (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => void, refusalBody: (message: string) => unknown, log?: (line: string) => void): GuardedServer {
+export function guardedServer(
+  limits: HttpLimits,
+  handle: (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => void,
+  refusalBody: (message: string) => unknown,
+  log?: (line: string) => void,
+): GuardedServer {
   const server = createServer({
     connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headersTimeoutMs / 2)),
     headersTimeout: limits.headersTimeoutMs * 2,

@@ -26,7 +26,8 @@ export function browserReport(result: PageResult, job: { readonly footprint: num
     peakRss: NaN,
     peakRssDelta: NaN,
     rest: NaN,
-    method: 'GPU buffers counted as the page created them (intermediates, io, weights; readback and timestamp buffers under device.other) and the host arrays of the graph I/O; a browser page cannot read its process memory, so RSS figures are unavailable',
+    method:
+      'GPU buffers counted as the page created them (intermediates, io, weights; readback and timestamp buffers under device.other) and the host arrays of the graph I/O; a browser page cannot read its process memory, so RSS figures are unavailable',
     unavailable: UNAVAILABLE,
     ...(device ? { device } : {}),
   };

@@ -3,16 +3,7 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { BackendError } from '../backend-error.ts';
 
 /** Chromium-based browsers memplan looks for on PATH, in this order. It never downloads one. */
-export const BROWSER_NAMES: readonly string[] = [
-  'chromium',
-  'chromium-browser',
-  'google-chrome',
-  'google-chrome-stable',
-  'chrome',
-  'microsoft-edge',
-  'microsoft-edge-stable',
-  'brave-browser',
-];
+export const BROWSER_NAMES: readonly string[] = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome', 'microsoft-edge', 'microsoft-edge-stable', 'brave-browser'];
 
 /** Where browsers live on macOS, which puts none on PATH. */
 const APP_PATHS: readonly string[] = [

@@ -20,9 +20,7 @@ export const BUNDLE_PATH = '/device/page.js';
 export const DEVICE_API = '/v1/device/';
 
 /** What the page found when it opened WebGPU. */
-export type PageGpu =
-  | { readonly ok: true; readonly info: DeviceInfo; readonly alignment: number }
-  | { readonly ok: false; readonly error: string };
+export type PageGpu = { readonly ok: true; readonly info: DeviceInfo; readonly alignment: number } | { readonly ok: false; readonly error: string };
 
 export interface DeviceJoin {
   readonly code: string;

@@ -50,7 +50,15 @@ export const budgetedBackend: Backend<'budgeted'> = {
   dryRun: { inferences: 2, network: 'released' },
 
   async device(): Promise<DeviceInfo> {
-    return { backend: 'budgeted', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 2, loader: 'worker thread, pread into a shared WebAssembly memory', memoryBytes: totalmem(), runtime: `node ${process.version}` };
+    return {
+      backend: 'budgeted',
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      threads: 2,
+      loader: 'worker thread, pread into a shared WebAssembly memory',
+      memoryBytes: totalmem(),
+      runtime: `node ${process.version}`,
+    };
   },
 
   async requiredAlignment(): Promise<number> {
@@ -89,9 +97,13 @@ export const budgetedBackend: Backend<'budgeted'> = {
     const steps = order.map((node) => {
       // The records were sized by the same function: what a kernel uses is what was planned.
       const layer = layerMemory(graph, node);
-      for (const [suffix, bytes] of [['@weights', layer.weightBytes], ['@scratch', layer.scratchBytes]] as const) {
+      for (const [suffix, bytes] of [
+        ['@weights', layer.weightBytes],
+        ['@scratch', layer.scratchBytes],
+      ] as const) {
         const i = index.get(`${node.name}${suffix}`);
-        if (bytes > 0 && (i === undefined || problem.records[i].size !== bytes)) throw new BackendError(`node ${node.name} needs ${bytes} bytes of ${suffix.slice(1)}, which the plan's records do not hold.`);
+        if (bytes > 0 && (i === undefined || problem.records[i].size !== bytes))
+          throw new BackendError(`node ${node.name} needs ${bytes} bytes of ${suffix.slice(1)}, which the plan's records do not hold.`);
       }
       return layerKernel(node, layer, context);
     });
@@ -137,7 +149,14 @@ export const budgetedBackend: Backend<'budgeted'> = {
         return [
           ...order.map((node, step) => ({ node: node.name, op: node.op, step, thread: 'compute', start: times[2 * step], end: times[2 * step + 1] })),
           // A load belongs to the step of the layer whose weights it reads.
-          ...schedule.records.map((record, k) => ({ node: problem.records[record].id, op: 'load', step: problem.records[record].first, thread: 'loader', start: loadTimes[2 * k], end: loadTimes[2 * k + 1] })),
+          ...schedule.records.map((record, k) => ({
+            node: problem.records[record].id,
+            op: 'load',
+            step: problem.records[record].first,
+            thread: 'loader',
+            start: loadTimes[2 * k],
+            end: loadTimes[2 * k + 1],
+          })),
         ];
       },
       streamingStats(): StreamingStats {

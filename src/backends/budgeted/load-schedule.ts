@@ -51,7 +51,10 @@ export function loadSchedule(problem: Problem, offsets: readonly number[], loadS
     loadsBefore: new Int32Array(problem.operatorCount),
   };
   // Every record by offset, to find those under a weight without looking at all of them.
-  const byOffset = records.map((_, i) => i).filter((i) => records[i].size > 0).sort((a, b) => offsets[a] - offsets[b]);
+  const byOffset = records
+    .map((_, i) => i)
+    .filter((i) => records[i].size > 0)
+    .sort((a, b) => offsets[a] - offsets[b]);
   weights.forEach((w, position) => {
     const record = records[w];
     schedule.fileOffsets[position] = fileOffsets[w];

@@ -150,7 +150,20 @@ export class LoaderSession {
     this.errors = channel.port1;
     const { fileOffsets, bufferOffsets, bytes, after } = job.schedule;
     worker.postMessage(
-      { sync: this.sync, memory: job.memory, base: job.base, path: job.path, fileOffsets, bufferOffsets, bytes, after, steps: job.steps, trace: this.loadTrace, times: this.times, errors: channel.port2 },
+      {
+        sync: this.sync,
+        memory: job.memory,
+        base: job.base,
+        path: job.path,
+        fileOffsets,
+        bufferOffsets,
+        bytes,
+        after,
+        steps: job.steps,
+        trace: this.loadTrace,
+        times: this.times,
+        errors: channel.port2,
+      },
       [channel.port2],
     );
   }

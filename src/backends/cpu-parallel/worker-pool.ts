@@ -68,7 +68,13 @@ export class StepPool {
           errorPorts.push(errors.port1);
           const setup: WorkerSetup = { index, workers, block, networks: networks.port2, errors: errors.port2 };
           // A young generation of 1 MiB, as the measured process's own (measured-child.ts): a worker allocates only while it builds a network's kernels.
-          const thread = new Worker(module.entry, { eval: module.eval, env: module.env, workerData: setup, transferList: [networks.port2, errors.port2], resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+          const thread = new Worker(module.entry, {
+            eval: module.eval,
+            env: module.env,
+            workerData: setup,
+            transferList: [networks.port2, errors.port2],
+            resourceLimits: { maxYoungGenerationSizeMb: 2 },
+          });
           threads.push(thread);
           return new Promise<void>((resolve, reject) => {
             thread.once('message', () => resolve());

@@ -47,9 +47,7 @@ export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeigh
     // Taps [kh*kw][channels], TFLite's 1HWO order: the same order as 1HWO weights, a transpose of OIHW ones.
     const taps = g.kh * g.kw;
     const tap: Placement =
-      node.weightLayout === '1HWO'
-        ? raw(node.inputs[1], 0)
-        : { constant: node.inputs[1], write: (values, at, target) => scatter(values, at, target, (e) => (e % taps) * g.o + Math.floor(e / taps)) };
+      node.weightLayout === '1HWO' ? raw(node.inputs[1], 0) : { constant: node.inputs[1], write: (values, at, target) => scatter(values, at, target, (e) => (e % taps) * g.o + Math.floor(e / taps)) };
     return { floats, placements: [tap, ...(node.inputs[2] ? [raw(node.inputs[2], taps * g.o)] : [])] };
   }
   if (node.weightLayout === '1HWO') throw new BackendError(`node ${node.name}: 1HWO weights belong to depthwise convolutions.`);

@@ -68,10 +68,11 @@ export async function checkProduct(dir: string, shape: GemmShape, seed: number, 
   if (n <= FULL_CHECK_MAX_N) {
     const a = new Float64Array(n * n);
     const b = new Float64Array(n * n);
-    for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) {
-      a[r * n + c] = element(seed, 'A', r, c);
-      b[r * n + c] = element(seed, 'B', r, c);
-    }
+    for (let r = 0; r < n; r++)
+      for (let c = 0; c < n; c++) {
+        a[r * n + c] = element(seed, 'A', r, c);
+        b[r * n + c] = element(seed, 'B', r, c);
+      }
     const got = await readAll(dir, shape);
     let worst = 0;
     let scale = 0;

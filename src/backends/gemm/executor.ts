@@ -117,7 +117,11 @@ export async function executeSchedule(schedule: GemmSchedule, shape: GemmShape, 
         tileLoads++;
         bytesRead += tileBytes;
         const file = files[p.tile.matrix];
-        hold(p, 'loading', file.read(region(p.at), 0, tileBytes, tileOffset(shape, p.tile)).then(() => undefined));
+        hold(
+          p,
+          'loading',
+          file.read(region(p.at), 0, tileBytes, tileOffset(shape, p.tile)).then(() => undefined),
+        );
       }
       if (step.task === undefined || step.at === undefined) continue;
       const { a, b, c } = step.at;

@@ -56,7 +56,9 @@ export class GpuMemory {
       problem.records.forEach((record, i) => {
         const offset = plan.offsets[i];
         if (offset % limits.storageOffsetAlignment !== 0) {
-          throw new BackendError(`the plan puts ${record.id} at byte ${offset}; this WebGPU device binds storage buffers at multiples of ${limits.storageOffsetAlignment} bytes (plan with --align ${limits.storageOffsetAlignment}).`);
+          throw new BackendError(
+            `the plan puts ${record.id} at byte ${offset}; this WebGPU device binds storage buffers at multiples of ${limits.storageOffsetAlignment} bytes (plan with --align ${limits.storageOffsetAlignment}).`,
+          );
         }
         const size = bytesOf(record.id);
         if (offset + size > plan.footprint) throw new BackendError(`the plan puts ${record.id} at bytes [${offset}, ${offset + size}), past the end of its ${plan.footprint}-byte arena.`);
@@ -129,7 +131,8 @@ export function constantValues(graph: Graph, name: string): Float32Array {
   if (data === undefined) throw new BackendError(`constant ${name} has no values; give the graph weights (withSeededWeights).`);
   let values: Float32Array;
   if (data instanceof Float32Array) values = data;
-  else if (data instanceof Float64Array || data instanceof Int32Array || data instanceof Int8Array || data instanceof Uint8Array || data instanceof Int16Array) values = Float32Array.from(data as ArrayLike<number>);
+  else if (data instanceof Float64Array || data instanceof Int32Array || data instanceof Int8Array || data instanceof Uint8Array || data instanceof Int16Array)
+    values = Float32Array.from(data as ArrayLike<number>);
   else throw new BackendError(`constant ${name} holds ${data.constructor.name} values, which the WebGPU backend cannot use as float32.`);
   if (values.length !== elementCount(tensor.shape)) throw new BackendError(`constant ${name} has ${values.length} values for shape [${tensor.shape.join(', ')}].`);
   return values;

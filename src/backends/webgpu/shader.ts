@@ -78,11 +78,7 @@ export function assembleDispatch(spec: DispatchSpec, rangeOf: (arg: KernelArg) =
   // No early return for the invocations that pad the grid: they redo the last invocation
   // (kernels write only their output and never read it back, so they write the same values),
   // and every invocation of a workgroup stays on one path.
-  const entry = [
-    `fn main(@builtin(global_invocation_id) gid: vec3<u32>) {`,
-    `  run(min(gid.x + gid.y * prm(${gridAt + 1}u), prm(${gridAt}u) - 1u));`,
-    `}`,
-  ];
+  const entry = [`fn main(@builtin(global_invocation_id) gid: vec3<u32>) {`, `  run(min(gid.x + gid.y * prm(${gridAt + 1}u), prm(${gridAt}u) - 1u));`, `}`];
   const code = [...declarations, ...accessors, spec.code.trim(), `@compute @workgroup_size(${WORKGROUP_SIZE})`, ...entry, ''].join('\n');
   return { label: spec.label, code, signature: bindings.map((b) => b.kind).join(''), bindings, workgroups: [x, y] };
 }

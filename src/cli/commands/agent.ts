@@ -41,10 +41,15 @@ export function registerAgent(cli: Argv): Argv {
         .option('max-job-mb', {
           type: 'number',
           default: 256,
-          describe: 'largest job body accepted (MiB); a larger one gets 413 before it is read. The agent holds at most twice this in bodies at once, one body per client (more wait, unread), and hands each to its job process unparsed',
+          describe:
+            'largest job body accepted (MiB); a larger one gets 413 before it is read. The agent holds at most twice this in bodies at once, one body per client (more wait, unread), and hands each to its job process unparsed',
         })
         .option('max-run-seconds', { type: 'number', default: 600, describe: 'a job running longer is stopped and answered with 504' })
-        .option('devices', { type: 'boolean', default: false, describe: 'also serve the device page (/device): browsers that open it with the printed pairing code join as devices (exec --backend remote --device ID)' })
+        .option('devices', {
+          type: 'boolean',
+          default: false,
+          describe: 'also serve the device page (/device): browsers that open it with the printed pairing code join as devices (exec --backend remote --device ID)',
+        })
         .option('quiet', { type: 'boolean', default: false, describe: 'no line per job' }) as unknown as Argv<AgentArgs>,
     async (args) => {
       const token = args.token ?? process.env[TOKEN_ENV];
@@ -78,15 +83,15 @@ export function registerAgent(cli: Argv): Argv {
         if (code === 'EACCES') throw new UsageError(`cannot listen on ${args.listen}: permission denied (ports below 1024 need privileges).`);
         throw error;
       }
-      process.stdout.write(
-        `memplan agent listening on ${agent.url} (backends ${backends.join(', ')}; jobs up to ${args.maxJobMb} MiB and ${args.maxRunSeconds} s)\n`,
-      );
+      process.stdout.write(`memplan agent listening on ${agent.url} (backends ${backends.join(', ')}; jobs up to ${args.maxJobMb} MiB and ${args.maxRunSeconds} s)\n`);
       if (agent.hub !== undefined) {
         const code = agent.hub.pairingCode;
         const pages = pageUrls(agent.host, agent.port).map((url) => `  ${url}/device#code=${code}`);
         process.stdout.write(`device page (pairing code ${code}); open it in a browser to join as a device:\n${pages.join('\n')}\n`);
         if (!LOOPBACK.test(agent.host)) {
-          process.stdout.write('browsers offer WebGPU only to https pages and http://localhost: on a phone, forward the port (adb reverse tcp:PORT tcp:PORT) and open http://localhost:PORT/device, or list the address above under chrome://flags/#unsafely-treat-insecure-origin-as-secure.\n');
+          process.stdout.write(
+            'browsers offer WebGPU only to https pages and http://localhost: on a phone, forward the port (adb reverse tcp:PORT tcp:PORT) and open http://localhost:PORT/device, or list the address above under chrome://flags/#unsafely-treat-insecure-origin-as-secure.\n',
+          );
         }
       }
       if (!LOOPBACK.test(agent.host)) {

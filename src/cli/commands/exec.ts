@@ -72,7 +72,11 @@ export function registerExec(cli: Argv): Argv {
     async (args) => {
       // float32 views need offsets of at least 4 bytes; the common parser keeps every --align a power of two.
       if (parseAlignment(args.align) < 4) throw new UsageError(`exec runs float32 tensors: --align must be at least 4 bytes, got ${args.align}.`);
-      for (const [name, value, min] of [['repetitions', args.repetitions, 1], ['warmup', args.warmup, 0], ['workers', args.workers ?? 1, 1]] as const) {
+      for (const [name, value, min] of [
+        ['repetitions', args.repetitions, 1],
+        ['warmup', args.warmup, 0],
+        ['workers', args.workers ?? 1, 1],
+      ] as const) {
         if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${value}.`);
       }
       // A remote agent's machine has cores of its own: its backend judges the count there.
@@ -91,12 +95,26 @@ export function registerExec(cli: Argv): Argv {
         if (budget !== undefined && budget > MAX_BUDGET_BYTES) throw new UsageError(`--budget: ${budgetTooLarge(budget)}`);
         const planner = await plannerByName(args.planner ?? 'budgeted/flexnn');
         const { repetitions, warmup, seed, weights, json } = args;
-        const report = await execBudgeted(loaded.graph, { source: args.source, planner, budget, loading: args.loading, repetitions, warmup, seed, weights, records: sourceOptions(args), alignment: args.align, json, ...(args.trace === undefined ? {} : { timeline: true }) });
+        const report = await execBudgeted(loaded.graph, {
+          source: args.source,
+          planner,
+          budget,
+          loading: args.loading,
+          repetitions,
+          warmup,
+          seed,
+          weights,
+          records: sourceOptions(args),
+          alignment: args.align,
+          json,
+          ...(args.trace === undefined ? {} : { timeline: true }),
+        });
         if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, json);
         if (report.matchesUnbudgeted === false) process.exitCode = 1;
         return;
       }
-      if (args.trace !== undefined && !hasCapability(backend, 'traces')) throw new UsageError(`--trace times the operators of the ${kindsWhere('traces').join(', ')} backends; the ${backend} backend cannot.`);
+      if (args.trace !== undefined && !hasCapability(backend, 'traces'))
+        throw new UsageError(`--trace times the operators of the ${kindsWhere('traces').join(', ')} backends; the ${backend} backend cannot.`);
       if (args.browser !== undefined && backend !== 'browser') throw new UsageError(`--browser names the browser of --backend browser; --backend ${backend} starts none.`);
       if (args.device !== undefined && backend !== 'remote') throw new UsageError('--device names a browser that joined a memplan agent; give it with --backend remote --url --token.');
       const common = {
@@ -127,7 +145,11 @@ export function registerExec(cli: Argv): Argv {
         ];
         if (report.deviceMs) {
           const d = report.deviceMs;
-          lines.splice(3, 0, `device time median ${d.median.toFixed(2)} ms, min ${d.min.toFixed(2)}, 95% CI [${d.ci95[0].toFixed(2)}, ${d.ci95[1].toFixed(2)}] (${String(report.device.timing ?? 'device clock')}: the dispatches alone)`);
+          lines.splice(
+            3,
+            0,
+            `device time median ${d.median.toFixed(2)} ms, min ${d.min.toFixed(2)}, 95% CI [${d.ci95[0].toFixed(2)}, ${d.ci95[1].toFixed(2)}] (${String(report.device.timing ?? 'device clock')}: the dispatches alone)`,
+          );
         }
         if (report.peer) {
           lines.push(
@@ -145,12 +167,18 @@ export function registerExec(cli: Argv): Argv {
  * Writes one traced inference as a Perfetto / Chrome trace, atomically, and says so on
  * stderr (stdout may be JSON).
  */
-async function writeTrace(file: string, source: string, report: { readonly planner: string; readonly backend: string; readonly footprint: number; readonly timeline?: Timeline }, json: boolean): Promise<void> {
+async function writeTrace(
+  file: string,
+  source: string,
+  report: { readonly planner: string; readonly backend: string; readonly footprint: number; readonly timeline?: Timeline },
+  json: boolean,
+): Promise<void> {
   if (report.timeline === undefined) throw new UsageError(`the ${report.backend} backend did not time its operators; --trace runs on ${kindsWhere('traces').join(', ')}.`);
   const meta = { source, planner: report.planner, backend: report.backend, footprint: report.footprint };
   await writeFileAtomic(file, `${JSON.stringify(runTrace(report.timeline.spans, report.timeline.problem, meta))}\n`);
   const threads = new Set(report.timeline.spans.map((s) => s.thread)).size;
-  if (!json) process.stderr.write(`memplan: wrote ${file}: ${report.timeline.spans.length} slices on ${threads} thread track${threads === 1 ? '' : 's'} (open it in ui.perfetto.dev or chrome://tracing)\n`);
+  if (!json)
+    process.stderr.write(`memplan: wrote ${file}: ${report.timeline.spans.length} slices on ${threads} thread track${threads === 1 ? '' : 's'} (open it in ui.perfetto.dev or chrome://tracing)\n`);
 }
 
 /**
@@ -161,7 +189,8 @@ function execBackend(args: ExecArgs): string {
   const parallel = args.workers !== undefined || isParallelSchedule(parseSchedule(args.schedule));
   if (args.backend === undefined) return parallel ? 'cpu-parallel' : 'cpu';
   const pool = hasCapability(args.backend === 'remote' ? args.remoteBackend : args.backend, 'parallelSteps');
-  if (args.workers !== undefined && !pool) throw new UsageError(`--workers sets the threads of the cpu-parallel backend; --backend ${args.backend}${args.backend === 'remote' ? ` --remote-backend ${args.remoteBackend}` : ''} has none.`);
+  if (args.workers !== undefined && !pool)
+    throw new UsageError(`--workers sets the threads of the cpu-parallel backend; --backend ${args.backend}${args.backend === 'remote' ? ` --remote-backend ${args.remoteBackend}` : ''} has none.`);
   return args.backend;
 }
 
@@ -195,8 +224,17 @@ function memoryLines(memory: MemoryReport): string[] {
     ...(memory.job === undefined ? [] : [['job', memory.job, 'the job checked and a dry run of it, before the baseline'] as [string, number, string]]),
   ];
   // A figure the backend cannot measure (a browser page has no RSS) is said to be so, not printed as a number.
-  const table = alignedTable(['figure', 'MiB', 'what'], rows.map(([name, bytes, what]) => [name, Number.isFinite(bytes) ? mib(bytes) : 'unavailable', what]));
-  const device = memory.device === undefined ? [] : [`device      buffers created (MiB): intermediates ${mib(memory.device.intermediates)}, io ${mib(memory.device.io)}, weights ${mib(memory.device.weights)}, other ${mib(memory.device.other)}`];
-  const where = memory.unavailable !== undefined ? `as the backend counted it: ${memory.method}` : `measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`;
+  const table = alignedTable(
+    ['figure', 'MiB', 'what'],
+    rows.map(([name, bytes, what]) => [name, Number.isFinite(bytes) ? mib(bytes) : 'unavailable', what]),
+  );
+  const device =
+    memory.device === undefined
+      ? []
+      : [`device      buffers created (MiB): intermediates ${mib(memory.device.intermediates)}, io ${mib(memory.device.io)}, weights ${mib(memory.device.weights)}, other ${mib(memory.device.other)}`];
+  const where =
+    memory.unavailable !== undefined
+      ? `as the backend counted it: ${memory.method}`
+      : `measured in an isolated process that ran this plan alone (peak: ${memory.method.replace(/; measured in an isolated process.*$/, '')})`;
   return ['', `memory      ${where}`, ...device, ...table.split('\n')];
 }

@@ -28,7 +28,11 @@ export function registerGemm(cli: Argv): Argv {
         .option('tile', { type: 'number', default: 512, describe: 'tile size (a multiple of 32 that divides n); n = untiled' })
         .option('budget', { type: 'string', default: '4MiB', describe: 'most tile bytes resident at once (e.g. 4MiB, 256MiB)' })
         .option('dir', { type: 'string', describe: 'where A, B and C live (default: a folder under the temporary directory, reused)' })
-        .option('scheduler', { choices: ['dynamic', 'planned'] as const, default: 'planned' as const, describe: "dynamic: the authors' (fewest new bytes first, LRU); planned: tile residencies planned by Greedy by Size" })
+        .option('scheduler', {
+          choices: ['dynamic', 'planned'] as const,
+          default: 'planned' as const,
+          describe: "dynamic: the authors' (fewest new bytes first, LRU); planned: tile residencies planned by Greedy by Size",
+        })
         .option('direct-io', { type: 'boolean', describe: 'bypass the page cache (O_DIRECT); default: where the file system takes it' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of A and B' })
         .option('peer', { type: 'boolean', default: false, describe: "also time onnxruntime-node's MatMul (one thread, in memory) on the same n" })

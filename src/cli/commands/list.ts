@@ -78,14 +78,22 @@ async function listBackends(json: boolean): Promise<void> {
   );
   const backends = [
     ...probed,
-    { kind: 'remote', title: `a \`memplan agent\` on another machine runs ${servedKinds().join(', ')} there, or a browser that joined it as a device (exec --backend remote --url --token [--device ID])`, available: null },
+    {
+      kind: 'remote',
+      title: `a \`memplan agent\` on another machine runs ${servedKinds().join(', ')} there, or a browser that joined it as a device (exec --backend remote --url --token [--device ID])`,
+      available: null,
+    },
     { kind: 'plan-only', title: 'experiments only: plan and verify, no execution (the default)', available: true },
   ];
   if (json) {
     process.stdout.write(`${JSON.stringify(backends, null, 2)}\n`);
     return;
   }
-  const rows = backends.map((b) => [b.kind, b.title, 'device' in b && b.device ? `yes: ${describeDevice(b.device)}` : 'reason' in b ? `no: ${b.reason}` : b.available === null ? 'ask the agent' : 'yes']);
+  const rows = backends.map((b) => [
+    b.kind,
+    b.title,
+    'device' in b && b.device ? `yes: ${describeDevice(b.device)}` : 'reason' in b ? `no: ${b.reason}` : b.available === null ? 'ask the agent' : 'yes',
+  ]);
   process.stdout.write(`${alignedTable(['kind', 'title', 'available here'], rows)}\n`);
 }
 
@@ -110,6 +118,14 @@ async function listDevices(args: ListArgs): Promise<void> {
   }
   // Every field comes from the agent, and names and adapters from the devices: printable text only.
   const text = (value: unknown, max = 80): string => printable(String(value), max);
-  const rows = info.devices.map((d) => [text(d.id), text(d.name), d.error === undefined ? text(d.adapter) : `no WebGPU: ${text(d.error, 200)}`, d.busy ? 'running a job' : 'idle', text(d.jobs), text(d.joinedAt), text(d.address)]);
+  const rows = info.devices.map((d) => [
+    text(d.id),
+    text(d.name),
+    d.error === undefined ? text(d.adapter) : `no WebGPU: ${text(d.error, 200)}`,
+    d.busy ? 'running a job' : 'idle',
+    text(d.jobs),
+    text(d.joinedAt),
+    text(d.address),
+  ]);
   process.stdout.write(`${alignedTable(['id', 'name', 'adapter', 'state', 'jobs', 'joined', 'from'], rows)}\n`);
 }

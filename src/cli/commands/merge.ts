@@ -15,7 +15,12 @@ export function registerMerge(cli: Argv): Argv {
     'Join the run folders of a sharded sweep (memplan run --shard I/N) into one run that memplan report reads',
     (y) =>
       y
-        .positional('runs', { type: 'string', array: true, demandOption: true, describe: "the shards' run folders: results/<experiment>/<run-id>-shard-I-of-N; a * in the last part of a path is expanded here, where no shell does it (a container's args)" })
+        .positional('runs', {
+          type: 'string',
+          array: true,
+          demandOption: true,
+          describe: "the shards' run folders: results/<experiment>/<run-id>-shard-I-of-N; a * in the last part of a path is expanded here, where no shell does it (a container's args)",
+        })
         .option('to', { type: 'string', describe: 'the merged run folder (default: beside the shards, <run-id>-merged)' }) as unknown as Argv<MergeArgs>,
     async (args) => {
       const runs = (await Promise.all(args.runs.map(expandPattern))).flat();
@@ -36,8 +41,16 @@ async function expandPattern(path: string): Promise<string[]> {
   const name = basename(path);
   if (!name.includes('*') || existsSync(path)) return [path];
   const folder = dirname(path);
-  const pattern = new RegExp(`^${name.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const pattern = new RegExp(
+    `^${name
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   const entries = existsSync(folder) ? await readdir(folder, { withFileTypes: true }) : [];
-  const matched = entries.filter((e) => e.isDirectory() && pattern.test(e.name)).map((e) => join(folder, e.name)).sort();
+  const matched = entries
+    .filter((e) => e.isDirectory() && pattern.test(e.name))
+    .map((e) => join(folder, e.name))
+    .sort();
   return matched.length > 0 ? matched : [path];
 }

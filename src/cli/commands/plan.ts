@@ -39,13 +39,20 @@ export function registerPlan(cli: Argv): Argv {
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })
-        .option('planner', { type: 'string', array: true, describe: 'planner id, or the path of a module of your own (.ts, .js) that exports one (repeatable); default: every planner of the approach' })
+        .option('planner', {
+          type: 'string',
+          array: true,
+          describe: 'planner id, or the path of a module of your own (.ts, .js) that exports one (repeatable); default: every planner of the approach',
+        })
         .option('approach', { choices: APPROACHES, describe: 'only planners of this approach' })
         .option('align', { type: 'number', default: 1, describe: 'alignment in bytes for offsets and shared-object sizes' })
         .option('time-limit', { type: 'number', default: 10, describe: 'seconds each search planner (exact, search) may run' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of the search planners' })
         .option('budget', { type: 'string', describe: 'plan weights, activations and scratch in this many bytes (35MiB, 4MB, 1048576); default planners: budgeted/*' })
-        .option('to', { type: 'string', describe: "write the plan (one planner) as plan.csv (MiniMalloc's format with an offset column, as its solutions) or plan.json (records with an offset each); memplan verify reads both" })
+        .option('to', {
+          type: 'string',
+          describe: "write the plan (one planner) as plan.csv (MiniMalloc's format with an offset column, as its solutions) or plan.json (records with an offset each); memplan verify reads both",
+        })
         .option('find-min-budget', { type: 'boolean', default: false, describe: "find the planner's smallest budget by bisection (one planner; default budgeted/flexnn)" })
         .option('json', { type: 'boolean', default: false, describe: 'print one JSON object (DESIGN.md)' }) as unknown as Argv<PlanArgs>,
     async (args) => {
@@ -98,7 +105,15 @@ export function registerPlan(cli: Argv): Argv {
           if (error instanceof InfeasibleBudgetError && source !== undefined && budget !== undefined) {
             // A network's budget is its run's: the planner had the buffer it leaves. A record file's planner had the whole budget.
             const left = source.kind === 'graph' ? budgetShare(source.graph, budget) : undefined;
-            throw overBudget({ subject: `${args.source}: ${planner.id}`, what: `cannot fit operator ${error.step} (${unplaced(error.records)})`, budget, ...(left ? { left } : {}), smallest: smallestFor(planner), step: error.step, records: error.records });
+            throw overBudget({
+              subject: `${args.source}: ${planner.id}`,
+              what: `cannot fit operator ${error.step} (${unplaced(error.records)})`,
+              budget,
+              ...(left ? { left } : {}),
+              smallest: smallestFor(planner),
+              step: error.step,
+              records: error.records,
+            });
           }
           throw error;
         }

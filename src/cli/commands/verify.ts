@@ -55,7 +55,9 @@ export function registerVerify(cli: Argv): Argv {
             `${args.file}: ${problem.records.length} records over ${problem.operatorCount} operators, offsets at multiples of ${alignment} B`,
             `footprint: ${plan.footprint} bytes (${mib(plan.footprint)} MiB)`,
             `lower bounds: offsets ${bounds.offsets} bytes (footprint / bound ${times(report.ratioToLowerBound.offsets)}), shared objects ${bounds.sharedObjects} bytes (${times(report.ratioToLowerBound.sharedObjects)})`,
-            verification.valid ? 'valid: no two records live at once share a byte' : `INVALID: ${verification.violations[0].message}${verification.violations.length > 1 ? ` (and ${verification.violations.length - 1} more violation${verification.violations.length > 2 ? 's' : ''}${verification.violations.length >= 20 ? ' at least' : ''})` : ''}`,
+            verification.valid
+              ? 'valid: no two records live at once share a byte'
+              : `INVALID: ${verification.violations[0].message}${verification.violations.length > 1 ? ` (and ${verification.violations.length - 1} more violation${verification.violations.length > 2 ? 's' : ''}${verification.violations.length >= 20 ? ' at least' : ''})` : ''}`,
           ].join('\n') + '\n',
         );
       }

@@ -53,7 +53,11 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
       const at = `${path}[${k}]`;
       const spec = j.object(entry, at);
       j.only(spec, ['label', 'source', 'budgetsMiB'], at);
-      return { label: j.string(spec.label, `${at}.label`), source: j.string(spec.source, `${at}.source`), budgetsMiB: j.array(spec.budgetsMiB, `${at}.budgetsMiB`).map((b, i) => mib(b, `${at}.budgetsMiB[${i}]`)) };
+      return {
+        label: j.string(spec.label, `${at}.label`),
+        source: j.string(spec.source, `${at}.source`),
+        budgetsMiB: j.array(spec.budgetsMiB, `${at}.budgetsMiB`).map((b, i) => mib(b, `${at}.budgetsMiB[${i}]`)),
+      };
     });
     if (new Set(list.map((n) => n.label)).size !== list.length) j.fail(path, 'every label must be different.');
     return list;

@@ -131,7 +131,9 @@ async function runStudy(config: FlexnnBudgetConfig, store: ResultStore, options:
     await store.append(cell);
     cells.push(cell);
     const budget = job.budgetMiB === null ? '' : ` ${job.budgetMiB} MiB`;
-    const what = cell.feasible ? `${cell.meanLatencyMs?.toFixed(1)} ms, peak +${((cell.memory?.peakRssDelta ?? 0) / 2 ** 20).toFixed(1)} MiB${cell.withinBudget === false ? ', OVER BUDGET' : ''}${cell.matchesUnbudgeted === false ? ', OUTPUTS DIFFER' : ''}` : 'infeasible';
+    const what = cell.feasible
+      ? `${cell.meanLatencyMs?.toFixed(1)} ms, peak +${((cell.memory?.peakRssDelta ?? 0) / 2 ** 20).toFixed(1)} MiB${cell.withinBudget === false ? ', OVER BUDGET' : ''}${cell.matchesUnbudgeted === false ? ', OUTPUTS DIFFER' : ''}`
+      : 'infeasible';
     progress.step(`${job.network.label} ${job.method}${budget}: ${what}`);
   }
   return cells;
@@ -187,7 +189,11 @@ async function runDefault(graph: Graph, reference: Map<string, Float32Array>, ru
   const weighted = weightedGraph(graph, 'seeded', seed);
   const records = executionRecords(cpuBackend);
   const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), plannedProblem(weighted, records).problem, { alignment });
-  const measured = await measureIsolated(weighted, { seeded: seed }, { records, alignment, backend: cpuBackend.kind, seed, planner: plan.planner, plan: planOf(plan), warmup: run.warmup, repetitions: run.repetitions });
+  const measured = await measureIsolated(
+    weighted,
+    { seeded: seed },
+    { records, alignment, backend: cpuBackend.kind, seed, planner: plan.planner, plan: planOf(plan), warmup: run.warmup, repetitions: run.repetitions },
+  );
   const samples = [...measured.samples].sort((a, b) => a - b);
   const middle = samples.length / 2;
   return {

@@ -27,7 +27,10 @@ export interface GemmTilingConfig extends StudyConfig {
   /** The smaller variant (`--quick`). */
   readonly quick?: Omit<GemmTilingConfig, 'name' | 'title' | 'quick' | 'published' | 'schedulers' | 'peer'>;
   /** The authors' figures (Odroid-XU4, ArmCL), carried as published. */
-  readonly published: { readonly untiled: { readonly peakMB: number; readonly seconds: number }; readonly smallest: { readonly tile: number; readonly budgetMB: number; readonly peakMB: number; readonly seconds: number } };
+  readonly published: {
+    readonly untiled: { readonly peakMB: number; readonly seconds: number };
+    readonly smallest: { readonly tile: number; readonly budgetMB: number; readonly peakMB: number; readonly seconds: number };
+  };
 }
 
 /** One cell: a (figure, tile, budget, scheduler) run `repetitions` times. */
@@ -129,7 +132,9 @@ export const gemmTilingStudy: Study<GemmTilingConfig, GemmCell | GemmPeerCell> =
       for (let k = 0; k < sizes.repetitions; k++) {
         runs.push(await runGemm({ n: sizes.n, tile: cell.tile, budget: cell.budget, scheduler: cell.scheduler, seed: sizes.seed }));
         const last = runs[runs.length - 1];
-        progress.step(`figure ${cell.figure} tile ${cell.tile} budget ${cell.budget / 2 ** 20} MiB ${cell.scheduler}: ${(last.wallMs / 1000).toFixed(1)} s, peak +${(last.memory.peakRssDelta / 2 ** 20).toFixed(0)} MiB`);
+        progress.step(
+          `figure ${cell.figure} tile ${cell.tile} budget ${cell.budget / 2 ** 20} MiB ${cell.scheduler}: ${(last.wallMs / 1000).toFixed(1)} s, peak +${(last.memory.peakRssDelta / 2 ** 20).toFixed(0)} MiB`,
+        );
       }
       const mid = (pick: (r: GemmReport) => number): number => median(runs.map(pick));
       const result: GemmCell = { ...cell, runs, wallMs: mid((r) => r.wallMs), computeMs: mid((r) => r.computeMs), stallMs: mid((r) => r.stallMs), peakRssDelta: mid((r) => r.memory.peakRssDelta) };

@@ -417,11 +417,7 @@ class OnnxReader {
         const groups = node.int('group', 1);
         if (groups < 1 || xs[1] !== ws[1] * groups) node.fail(`input [${xs}] with group ${groups} does not fit weights [${ws}]`);
         const padding = node.windowPadding(xs, kernel, strides, dilations, false);
-        return ir(
-          { op: 'Conv', kernel, strides, dilations, padding, groups, outChannels: ws[0], weightLayout: 'OIHW', activation: 'none' },
-          [x, inputs[1] ?? '', inputs[2] ?? ''],
-          2,
-        );
+        return ir({ op: 'Conv', kernel, strides, dilations, padding, groups, outChannels: ws[0], weightLayout: 'OIHW', activation: 'none' }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
       }
       case 'AveragePool':
       case 'MaxPool': {
@@ -451,7 +447,10 @@ class OnnxReader {
         return ir({ op: opType, activation: 'none' }, [x, inputs[1] ?? ''], 2);
       case 'Concat': {
         const axis = node.int('axis', opset < 4 ? 1 : undefined);
-        return ir({ op: 'Concat', axis, activation: 'none' }, inputs.filter((name) => name !== ''));
+        return ir(
+          { op: 'Concat', axis, activation: 'none' },
+          inputs.filter((name) => name !== ''),
+        );
       }
       case 'ReduceMean': {
         const axes = opset >= 18 ? (node.constInts(1, 'axes') ?? []) : (node.ints('axes') ?? []);
@@ -572,7 +571,11 @@ class OnnxReader {
       if (weights.length !== 2) return undefined;
       const fc: Node = { op: 'FullyConnected', outFeatures: weights[0], keepDims, activation, name: node.name, inputs: [input, ...node.inputs.slice(1)], outputs: [output] };
       try {
-        const inferred = inferOutputShapes(fc, fc.inputs.map((n) => (n === '' ? [] : this.shape(n))), 'NCHW');
+        const inferred = inferOutputShapes(
+          fc,
+          fc.inputs.map((n) => (n === '' ? [] : this.shape(n))),
+          'NCHW',
+        );
         return inferred[0].join() === this.shape(output).join() ? fc : undefined;
       } catch (error) {
         if (error instanceof GraphError) return undefined;

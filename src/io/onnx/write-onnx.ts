@@ -261,19 +261,20 @@ class OnnxWriter {
       case 'Gemm': {
         const inputs = [this.input(node.inputs[0]), this.input(node.inputs[1])];
         if (node.inputs[2]) inputs.push(this.input(node.inputs[2]));
-        return this.emit('Gemm', node, inputs, output, [
-          attrInt('transA', node.transA ? 1 : 0),
-          attrInt('transB', node.transB ? 1 : 0),
-          attrFloat('alpha', node.alpha),
-          attrFloat('beta', node.beta),
-        ]);
+        return this.emit('Gemm', node, inputs, output, [attrInt('transA', node.transA ? 1 : 0), attrInt('transB', node.transB ? 1 : 0), attrFloat('alpha', node.alpha), attrFloat('beta', node.beta)]);
       }
       case 'Add':
       case 'Mul':
       case 'Concat': {
         const to = this.preActivation(node, node.activation);
         const attributes = node.op === 'Concat' ? [attrInt('axis', node.axis)] : [];
-        this.emit(node.op, node, data.map((name) => this.input(name)), to, attributes);
+        this.emit(
+          node.op,
+          node,
+          data.map((name) => this.input(name)),
+          to,
+          attributes,
+        );
         return this.activationNode(node, node.activation, to);
       }
       case 'Mean': {
@@ -353,7 +354,11 @@ class OnnxWriter {
   private toNhwcOrder(node: Node): string {
     const x = this.input(node.inputs[0]);
     const xs = this.shapeOf(x);
-    const transposed = this.fresh(node.outputs[0] + NHWC_SUFFIX, TO_NHWC.map((k) => xs[k]), node);
+    const transposed = this.fresh(
+      node.outputs[0] + NHWC_SUFFIX,
+      TO_NHWC.map((k) => xs[k]),
+      node,
+    );
     this.emit('Transpose', node, [x], transposed, [attrInts('perm', TO_NHWC)], ':to-nhwc');
     return transposed;
   }

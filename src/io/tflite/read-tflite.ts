@@ -73,13 +73,12 @@ export function readTflite(bytes: Uint8Array, file: string, options: TfliteReadO
   const used = new Set<TensorEntry>();
 
   // Graph inputs, with the shapes given for dynamic ones.
-  const graphInputs = subgraph.inputs.map((index) => tensors.at(index, 'the subgraph\'s inputs'));
-  const graphOutputs = subgraph.outputs.map((index) => tensors.at(index, 'the subgraph\'s outputs'));
+  const graphInputs = subgraph.inputs.map((index) => tensors.at(index, "the subgraph's inputs"));
+  const graphOutputs = subgraph.outputs.map((index) => tensors.at(index, "the subgraph's outputs"));
   const overrides = options.inputShapes ?? new Map<string, readonly number[]>();
   for (const [name, shape] of overrides) {
     const entry =
-      graphInputs.find((t) => t.name === name) ??
-      inputError(`an input shape is given for "${name}", but the model's inputs are ${graphInputs.map((t) => `"${t.name}"`).join(', ') || 'none'}.`);
+      graphInputs.find((t) => t.name === name) ?? inputError(`an input shape is given for "${name}", but the model's inputs are ${graphInputs.map((t) => `"${t.name}"`).join(', ') || 'none'}.`);
     const problem = shapeProblem(shape);
     if (problem !== undefined) inputError(`the input shape given for "${name}" ${problem}.`);
     if (!fitsPattern(shape, entry.pattern)) {

@@ -2,8 +2,25 @@ import type { DType } from '../../graph/dtype.ts';
 
 /** TFLite's TensorType enum (schema.fbs), by code. */
 const TENSOR_TYPE_NAMES: readonly string[] = [
-  'FLOAT32', 'FLOAT16', 'INT32', 'UINT8', 'INT64', 'STRING', 'BOOL', 'INT16', 'COMPLEX64', 'INT8', // 0-9
-  'FLOAT64', 'COMPLEX128', 'UINT64', 'RESOURCE', 'VARIANT', 'UINT32', 'UINT16', 'INT4', 'BFLOAT16', // 10-18
+  'FLOAT32',
+  'FLOAT16',
+  'INT32',
+  'UINT8',
+  'INT64',
+  'STRING',
+  'BOOL',
+  'INT16',
+  'COMPLEX64',
+  'INT8', // 0-9
+  'FLOAT64',
+  'COMPLEX128',
+  'UINT64',
+  'RESOURCE',
+  'VARIANT',
+  'UINT32',
+  'UINT16',
+  'INT4',
+  'BFLOAT16', // 10-18
 ];
 
 /** The element types the IR holds. */

@@ -164,11 +164,20 @@ function planWithin(source: Graph, network: BudgetedNetwork, share: BudgetShare 
     throw runOverBudget(planner, `cannot fit operator ${error.step} (${unplaced(error.records)})`, share, error, source, records, alignment);
   }
   if (plan.valid) return plan;
-  if (share !== null && plan.violations.some((v) => v.kind === 'budget')) throw runOverBudget(planner, `needs ${plan.footprint} bytes, more than the buffer of ${share.buffer} bytes`, share, { step: -1, records: [] }, source, records, alignment);
+  if (share !== null && plan.violations.some((v) => v.kind === 'budget'))
+    throw runOverBudget(planner, `needs ${plan.footprint} bytes, more than the buffer of ${share.buffer} bytes`, share, { step: -1, records: [] }, source, records, alignment);
   throw new Error(`${planner.id} produced an invalid plan: ${plan.violations[0]?.message}`);
 }
 
-function runOverBudget(planner: Planner, what: string, share: BudgetShare, failed: { step: number; records: readonly string[] }, source: Graph, records: RecordOptions, alignment: number): InfeasibleBudgetError {
+function runOverBudget(
+  planner: Planner,
+  what: string,
+  share: BudgetShare,
+  failed: { step: number; records: readonly string[] },
+  source: Graph,
+  records: RecordOptions,
+  alignment: number,
+): InfeasibleBudgetError {
   return overBudget({ subject: planner.id, what, budget: share.budget, left: share, smallest: smallestRunBudget(planner, source, records, alignment), step: failed.step, records: failed.records });
 }
 

@@ -27,7 +27,14 @@ export async function peerMatMul(n: number, seed: number, repetitions = 3): Prom
     for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) out[r * n + c] = element(seed, matrix, r, c);
     return out;
   };
-  const run = await runOnnxRuntime(graph, new Map([['A', values('A')], ['B', values('B')]]), { warmup: 1, repetitions });
+  const run = await runOnnxRuntime(
+    graph,
+    new Map([
+      ['A', values('A')],
+      ['B', values('B')],
+    ]),
+    { warmup: 1, repetitions },
+  );
   const medianMs = summarizeLatency(run.samples, seed).median;
   return { runtime: run.runtime, n, medianMs, gflops: (2 * n ** 3) / medianMs / 1e6 };
 }

@@ -162,7 +162,12 @@ export async function runGemm(options: GemmOptions): Promise<GemmReport> {
     tiles: { residentHighWater: f.residentHighWater, arenaBytes: f.arenaBytes, tasks: f.tasks },
     ...(result.plan ? { plan: result.plan } : {}),
     gflops: { compute: flops / f.computeMs / 1e6, wall: flops / f.wallMs / 1e6 },
-    memory: { baselineRss: result.baselineRss, peakRss: result.peakRss, peakRssDelta: result.peakRss - result.baselineRss, method: `${result.rssMethod}; measured in an isolated process that ran this GEMM alone` },
+    memory: {
+      baselineRss: result.baselineRss,
+      peakRss: result.peakRss,
+      peakRssDelta: result.peakRss - result.baselineRss,
+      method: `${result.rssMethod}; measured in an isolated process that ran this GEMM alone`,
+    },
     check,
   };
 }

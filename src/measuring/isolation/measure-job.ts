@@ -56,10 +56,7 @@ export interface MeasureJob {
   readonly budget?: number;
 }
 
-export type ToMeasureProcess =
-  | { readonly type: 'job'; readonly job: MeasureJob }
-  | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array }
-  | { readonly type: 'go' };
+export type ToMeasureProcess = { readonly type: 'job'; readonly job: MeasureJob } | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array } | { readonly type: 'go' };
 
 interface JobNetwork {
   readonly source: Graph;
@@ -249,5 +246,17 @@ export async function measure(
   const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== undefined ? { job: jobRss } : {}) };
   prepared.dispose();
   dry?.dispose();
-  return { samples, deviceSamples, outputs, memory, baselineRss, peakRss: rss.peakRss, rssMethod: rss.method, device: await backend.device(), ...(parallel ? { parallel } : {}), ...(streaming ? { streaming } : {}), ...(spans ? { spans } : {}) };
+  return {
+    samples,
+    deviceSamples,
+    outputs,
+    memory,
+    baselineRss,
+    peakRss: rss.peakRss,
+    rssMethod: rss.method,
+    device: await backend.device(),
+    ...(parallel ? { parallel } : {}),
+    ...(streaming ? { streaming } : {}),
+    ...(spans ? { spans } : {}),
+  };
 }

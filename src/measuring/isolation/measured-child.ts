@@ -61,8 +61,7 @@ export function forkMeasured<R>(base: string, name: string, argv: readonly strin
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  const post = (message: unknown): Promise<void> =>
-    new Promise((resolve, reject) => child.send(message as object, undefined, {}, (error) => (error ? reject(error) : resolve())));
+  const post = (message: unknown): Promise<void> => new Promise((resolve, reject) => child.send(message as object, undefined, {}, (error) => (error ? reject(error) : resolve())));
   return new Promise<R>((resolve, reject) => {
     let settled = false;
     const finish = (outcome: () => void): void => {
@@ -74,7 +73,11 @@ export function forkMeasured<R>(base: string, name: string, argv: readonly strin
     child.on('error', (error) => finish(() => reject(new Error(`the measurement process could not run: ${error.message}`))));
     child.on('close', (code, signal) =>
       finish(() => {
-        const last = stderr.split('\n').map((l) => l.trim()).filter((l) => /^[A-Za-z]*Error\b/.test(l)).pop();
+        const last = stderr
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => /^[A-Za-z]*Error\b/.test(l))
+          .pop();
         reject(new Error(`the measurement process ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before it reported${last ? ` (${last})` : ''}.`));
       }),
     );

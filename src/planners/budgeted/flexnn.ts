@@ -59,7 +59,13 @@ export function flexnnPlanner(preload: boolean): OffsetsPlanner {
       const result = attempt(budget);
       if (result.ok) return offsetsPlan(problem, result.offsets, result.loadSteps);
       const smallest = search(Math.max(budget, sumOfAligned(problem, alignment)), Math.max(budget, breadth - 1));
-      throw new InfeasibleBudgetError(failureMessage(id, problem, result, budget, smallest), result.step, result.records.map((i) => problem.records[i].id), budget, smallest);
+      throw new InfeasibleBudgetError(
+        failureMessage(id, problem, result, budget, smallest),
+        result.step,
+        result.records.map((i) => problem.records[i].id),
+        budget,
+        smallest,
+      );
     },
   };
 }

@@ -24,11 +24,7 @@ export interface GapSearch {
 export type FitRule = 'best' | 'first';
 
 /** Places records one at a time, in the order `visit` calls `place`, each by the gap search. */
-export function placeByGapSearch(
-  problem: Problem,
-  options: PlannerOptions | undefined,
-  visit: (place: (record: number) => void) => void,
-): OffsetsPlan {
+export function placeByGapSearch(problem: Problem, options: PlannerOptions | undefined, visit: (place: (record: number) => void) => void): OffsetsPlan {
   const search = createGapSearch(problem, checkAlignment(options?.alignment));
   const offsets = new Float64Array(problem.records.length);
   visit((record) => {
@@ -44,9 +40,7 @@ export type DenseLifetimes = Pick<DenseTime, 'first' | 'last' | 'points'>;
 export function createGapSearch(problem: Problem, alignment: number, dense?: DenseLifetimes): GapSearch {
   // The fast index reasons about the union of occupied memory, which is the same as
   // TFLite's walk only when no record is empty: a zero-byte record splits a gap there.
-  return problem.records.some((r) => r.size === 0)
-    ? new OffsetOrderScan(problem, alignment)
-    : new OccupancyIndex(problem, alignment, dense);
+  return problem.records.some((r) => r.size === 0) ? new OffsetOrderScan(problem, alignment) : new OccupancyIndex(problem, alignment, dense);
 }
 
 /**

@@ -14,6 +14,5 @@ export const greedyBySize: OffsetsPlanner = {
   title: 'Greedy by Size',
   citation: 'Pisarchyk & Lee 2020, Algorithm 3',
   complexity: 'n log n',
-  plan: (problem, options) =>
-    inTieOrder(problem, options, (ordered) => placeByGapSearch(ordered, options, (place) => bySizeDescending(ordered.records).forEach(place))),
+  plan: (problem, options) => inTieOrder(problem, options, (ordered) => placeByGapSearch(ordered, options, (place) => bySizeDescending(ordered.records).forEach(place))),
 };

@@ -23,9 +23,7 @@ export const pathCover: OffsetsPlanner = {
     const { records } = problem;
     const byFirst = records.map((_, i) => i).sort((a, b) => records[a].first - records[b].first);
     const groups: number[][] = [];
-    const freed = new MinHeap<{ last: number; group: number }>(
-      (a, b) => a.last < b.last || (a.last === b.last && a.group < b.group),
-    );
+    const freed = new MinHeap<{ last: number; group: number }>((a, b) => a.last < b.last || (a.last === b.last && a.group < b.group));
     for (const i of byFirst) {
       const top = freed.peek();
       let group: number;

@@ -21,9 +21,7 @@ export const skylineByLifetime: OffsetsPlanner = {
     const { records } = problem;
     const dense = denseTime(records);
     const skyline = new Skyline(dense.points);
-    const order = records
-      .map((_, i) => i)
-      .sort((a, b) => lifetime(records[b]) - lifetime(records[a]) || records[b].size - records[a].size);
+    const order = records.map((_, i) => i).sort((a, b) => lifetime(records[b]) - lifetime(records[a]) || records[b].size - records[a].size);
     const offsets = new Float64Array(records.length);
     for (const i of order) {
       offsets[i] = skyline.place(dense.first[i], dense.last[i], records[i].size, (h) => alignUp(h, alignment));

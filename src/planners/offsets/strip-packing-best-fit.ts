@@ -64,9 +64,7 @@ function planStripPacking(problem: Problem, options: PlannerOptions | undefined,
   };
 
   const segments = new Segments();
-  const lowest = new MinHeap<{ height: number; start: number; id: number; version: number }>(
-    (a, b) => a.height < b.height || (a.height === b.height && a.start < b.start),
-  );
+  const lowest = new MinHeap<{ height: number; start: number; id: number; version: number }>((a, b) => a.height < b.height || (a.height === b.height && a.start < b.start));
   const offer = (id: number): void => {
     lowest.push({ height: segments.height[id], start: segments.start[id], id, version: segments.version[id] });
   };
@@ -87,8 +85,7 @@ function planStripPacking(problem: Problem, options: PlannerOptions | undefined,
         best < 0 ||
         lifetime(records[i]) > lifetime(records[best]) ||
         (lifetime(records[i]) === lifetime(records[best]) &&
-          ((largerFirst ? records[i].size > records[best].size : records[i].size < records[best].size) ||
-            (records[i].size === records[best].size && i < best)))
+          ((largerFirst ? records[i].size > records[best].size : records[i].size < records[best].size) || (records[i].size === records[best].size && i < best)))
       ) {
         best = i;
       }

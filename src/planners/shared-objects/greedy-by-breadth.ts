@@ -26,26 +26,30 @@ function planInOrder(problem: Problem, options: PlannerOptions | undefined): Sha
   const objectIds = new Array<number>(records.length).fill(-1);
   const objectSizes: number[] = [];
   const schedules: DisjointIntervalSet[] = [];
-  visitByBreadth(aligned, (i) => {
-    const { size, first, last } = records[i];
-    let best = -1;
-    for (let id = 0; id < objectSizes.length; id++) {
-      if (best >= 0) {
-        // Only an object that fits better than the best so far is worth a look.
-        const bestSize = objectSizes[best];
-        const candidate = objectSizes[id];
-        if (bestSize < size ? candidate <= bestSize : candidate < size || candidate >= bestSize) continue;
+  visitByBreadth(
+    aligned,
+    (i) => {
+      const { size, first, last } = records[i];
+      let best = -1;
+      for (let id = 0; id < objectSizes.length; id++) {
+        if (best >= 0) {
+          // Only an object that fits better than the best so far is worth a look.
+          const bestSize = objectSizes[best];
+          const candidate = objectSizes[id];
+          if (bestSize < size ? candidate <= bestSize : candidate < size || candidate >= bestSize) continue;
+        }
+        if (schedules[id].isFree(first, last)) best = id;
       }
-      if (schedules[id].isFree(first, last)) best = id;
-    }
-    if (best < 0) {
-      best = objectSizes.push(size) - 1;
-      schedules.push(new DisjointIntervalSet());
-    } else {
-      objectSizes[best] = Math.max(objectSizes[best], size);
-    }
-    schedules[best].insert(first, last);
-    objectIds[i] = best;
-  }, options?.tieSeed);
+      if (best < 0) {
+        best = objectSizes.push(size) - 1;
+        schedules.push(new DisjointIntervalSet());
+      } else {
+        objectSizes[best] = Math.max(objectSizes[best], size);
+      }
+      schedules[best].insert(first, last);
+      objectIds[i] = best;
+    },
+    options?.tieSeed,
+  );
   return sharedObjectsPlan(objectIds, objectSizes);
 }

@@ -40,11 +40,7 @@ function gapFirst({ records, stage, distances }: StagedTensors): () => number {
     for (let k = stageStart; k < byStage.length && stage[byStage[k]] === current; k++) {
       const i = byStage[k];
       if (distances.isAssigned(i)) continue;
-      if (
-        chosen < 0 ||
-        distances.bestGap[i] < distances.bestGap[chosen] ||
-        (distances.bestGap[i] === distances.bestGap[chosen] && records[i].size > records[chosen].size)
-      ) {
+      if (chosen < 0 || distances.bestGap[i] < distances.bestGap[chosen] || (distances.bestGap[i] === distances.bestGap[chosen] && records[i].size > records[chosen].size)) {
         chosen = i;
       }
     }

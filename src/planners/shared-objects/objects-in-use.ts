@@ -6,9 +6,7 @@ import { MinHeap } from '../../core/min-heap.ts';
  * hands back, in that order, every object free at operator `first`.
  */
 export class ObjectsInUse {
-  private readonly heap = new MinHeap<{ last: number; id: number }>(
-    (a, b) => a.last < b.last || (a.last === b.last && a.id < b.id),
-  );
+  private readonly heap = new MinHeap<{ last: number; id: number }>((a, b) => a.last < b.last || (a.last === b.last && a.id < b.id));
 
   use(id: number, last: number): void {
     this.heap.push({ last, id });

@@ -68,11 +68,7 @@ export function formatAmount(bytes: number, unit: MemoryUnit): string {
  * of the arena labelled with the footprint. Records of size 0 occupy no memory and
  * are not drawn.
  */
-export function allocationPictureSpec(
-  problem: Problem,
-  offsets: readonly number[],
-  options: AllocationPictureOptions,
-): VegaLiteSpec {
+export function allocationPictureSpec(problem: Problem, offsets: readonly number[], options: AllocationPictureOptions): VegaLiteSpec {
   const { records, operatorCount } = problem;
   if (offsets.length !== records.length) {
     throw new Error(`allocation picture of ${problem.name}: ${offsets.length} offsets for ${records.length} records.`);
@@ -99,9 +95,7 @@ export function allocationPictureSpec(
     const fill = PALETTE[index % PALETTE.length];
     const text = labels === 'none' ? '' : labels === 'id' ? record.id : String(index);
     // DejaVu Sans is about 0.64 em a character; keep 2 px of margin on each side.
-    const fits =
-      text.length * 0.64 * LABEL_FONT_SIZE + 4 <= (record.last + 1 - record.first) * pixelsPerOperator &&
-      LABEL_FONT_SIZE + 2 <= (y2 - y) * pixelsPerUnit;
+    const fits = text.length * 0.64 * LABEL_FONT_SIZE + 4 <= (record.last + 1 - record.first) * pixelsPerOperator && LABEL_FONT_SIZE + 2 <= (y2 - y) * pixelsPerUnit;
     rectangles.push({
       index,
       id: record.id,

@@ -38,11 +38,16 @@ export function budgetLatencyChartSpec(cells: readonly BudgetCell[], options: { 
   const encoding = {
     x: { field: 'peak', type: 'quantitative', scale: { type: 'log' }, axis: { title: 'measured peak over the baseline (MiB, log)', grid: true } },
     y: { field: 'latency', type: 'quantitative', scale: { zero: false }, axis: { title: 'mean latency (ms)', grid: true } },
-    color: { field: 'method', type: 'nominal', scale: { domain: present.map((l) => l.label), range: present.map((l) => l.colour) }, legend: { title: null, orient: 'bottom', direction: 'horizontal' } },
+    color: {
+      field: 'method',
+      type: 'nominal',
+      scale: { domain: present.map((l) => l.label), range: present.map((l) => l.colour) },
+      legend: { title: null, orient: 'bottom', direction: 'horizontal' },
+    },
   };
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, subtitle: 'one point per budget (lines through a method\'s budgets); a baseline is one point', fontSize: 15, anchor: 'start', offset: 12 },
+    title: { text: options.title, subtitle: "one point per budget (lines through a method's budgets); a baseline is one point", fontSize: 15, anchor: 'start', offset: 12 },
     data: { values: points },
     facet: { field: 'network', type: 'nominal', sort: networks, columns: 2, header: { title: null, labelFontSize: 12 } },
     spec: {
@@ -50,7 +55,10 @@ export function budgetLatencyChartSpec(cells: readonly BudgetCell[], options: { 
       height: 200,
       layer: [
         { mark: { type: 'line', point: false }, encoding: { ...encoding, order: { field: 'order', type: 'quantitative' } } },
-        { mark: { type: 'point', filled: true, size: 50 }, encoding: { ...encoding, tooltip: [{ field: 'method' }, { field: 'budget' }, { field: 'peak', format: '.1f' }, { field: 'latency', format: '.1f' }] } },
+        {
+          mark: { type: 'point', filled: true, size: 50 },
+          encoding: { ...encoding, tooltip: [{ field: 'method' }, { field: 'budget' }, { field: 'peak', format: '.1f' }, { field: 'latency', format: '.1f' }] },
+        },
       ],
     },
     resolve: { scale: { x: 'independent', y: 'independent' } },

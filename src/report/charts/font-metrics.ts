@@ -98,8 +98,7 @@ export function readFontMetrics(bytes: Uint8Array, source: string): FontMetrics 
   if (!lookup) throw new FontFormatError(source, 'it has no format-4 Unicode cmap subtable');
   const glyphOf = lookup;
 
-  const advanceOfGlyph = (glyph: number): number =>
-    view.getUint16(hmtx.offset + Math.min(glyph, metricCount - 1) * 4);
+  const advanceOfGlyph = (glyph: number): number => view.getUint16(hmtx.offset + Math.min(glyph, metricCount - 1) * 4);
   const advances = new Map<number, number>();
   const advance = (codePoint: number): number => {
     let units = advances.get(codePoint);

@@ -28,7 +28,18 @@ export function gemmChartSpec(cells: readonly GemmCell[], figure: 2 | 3, options
       x,
       y: { field: 'value', type: 'quantitative', axis: { title: measure, grid: true } },
       color: { field: 'scheduler', type: 'nominal', scale: { domain: ['dynamic', 'planned'], range: ['#4c78a8', '#e45756'] }, legend: { title: 'scheduler', orient: 'bottom' } },
-      strokeDash: { field: 'what', type: 'nominal', scale: { domain: ['wall', 'waiting for I/O'], range: [[1, 0], [5, 3]] }, legend: { title: null, orient: 'bottom', symbolType: 'stroke', symbolStrokeWidth: 2 } },
+      strokeDash: {
+        field: 'what',
+        type: 'nominal',
+        scale: {
+          domain: ['wall', 'waiting for I/O'],
+          range: [
+            [1, 0],
+            [5, 3],
+          ],
+        },
+        legend: { title: null, orient: 'bottom', symbolType: 'stroke', symbolStrokeWidth: 2 },
+      },
     },
   });
   return {

@@ -33,7 +33,11 @@ export function groupsSweepChartSpec(points: readonly { groups: number; cell: Gr
         width: 240,
         height: 200,
         layer: [
-          { transform: swept, mark: { type: 'line', point: { color: '#4c78a8' }, color: '#4c78a8' }, encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'planned intermediates (MiB)', scale: { zero: true } } } },
+          {
+            transform: swept,
+            mark: { type: 'line', point: { color: '#4c78a8' }, color: '#4c78a8' },
+            encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'planned intermediates (MiB)', scale: { zero: true } } },
+          },
           { transform: swept, mark: { type: 'line', color: '#4c78a8', strokeDash: [5, 3], opacity: 0.6 }, encoding: { x, y: { field: 'bound', type: 'quantitative' } } },
           rule('plannedRule'),
         ],
@@ -43,7 +47,11 @@ export function groupsSweepChartSpec(points: readonly { groups: number; cell: Gr
         height: 200,
         layer: [
           { transform: swept, mark: { type: 'rule', color: '#f58518' }, encoding: { x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
-          { transform: swept, mark: { type: 'line', point: { color: '#f58518' }, color: '#f58518' }, encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } } } },
+          {
+            transform: swept,
+            mark: { type: 'line', point: { color: '#f58518' }, color: '#f58518' },
+            encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } } },
+          },
           rule('medianRule'),
         ],
       },

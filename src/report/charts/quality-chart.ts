@@ -102,12 +102,14 @@ export function qualityData(results: readonly CellResult[], approach?: Approach)
   const kept = [...cells.values()];
   const positive = kept.map((r) => r.timeMs.median).filter((t) => t > 0);
   const floorMs = Math.min(DEFAULT_FLOOR_MS, ...positive);
-  const points = kept.map((r): QualityPoint => ({
-    instance: r.modelLabel,
-    planner: labels.get(r.planner)!,
-    timeMs: r.timeMs.median > 0 ? r.timeMs.median : floorMs,
-    ratio: r.footprint / bounds.get(r.model)!,
-  }));
+  const points = kept.map(
+    (r): QualityPoint => ({
+      instance: r.modelLabel,
+      planner: labels.get(r.planner)!,
+      timeMs: r.timeMs.median > 0 ? r.timeMs.median : floorMs,
+      ratio: r.footprint / bounds.get(r.model)!,
+    }),
+  );
 
   // Means over the instances every planner has, so that a planner that skipped the hard
   // ones does not look better for it.
@@ -165,10 +167,7 @@ export function ratioTicks(top: number): number[] {
 /** The subtitle, a line per thought, each about as wide as the plot. */
 function subtitle(data: QualityData, timeLimitMs: number | undefined, above: number, top: number): string[] {
   const over = data.meanInstances === data.instances ? `all ${data.instances} instances` : `the ${data.meanInstances} of ${data.instances} instances every planner planned`;
-  const searches = [
-    ...(timeLimitMs !== undefined ? [`Searches stop at ${formatMs(timeLimitMs)}.`] : []),
-    ...data.proven.map((p) => `${p.planner} proved ${p.optimal} of ${p.of} optimal.`),
-  ];
+  const searches = [...(timeLimitMs !== undefined ? [`Searches stop at ${formatMs(timeLimitMs)}.`] : []), ...data.proven.map((p) => `${p.planner} proved ${p.optimal} of ${p.of} optimal.`)];
   return [
     'One point per instance and planner; lower left is better.',
     `Large outlined markers: each planner's geometric means of time and ratio over ${over}.`,
@@ -194,7 +193,10 @@ export function qualityChartSpec(results: readonly CellResult[], options: Qualit
   const { planners } = data;
   const times = [...data.points.map((p) => p.timeMs), ...(options.timeLimitMs !== undefined ? [options.timeLimitMs] : [])];
   const xTicks = logTicks(Math.min(...times), Math.max(...times));
-  const { top: yTop, capped } = ratioAxisTop(data.points.map((p) => p.ratio), data.means.map((m) => m.ratio));
+  const { top: yTop, capped } = ratioAxisTop(
+    data.points.map((p) => p.ratio),
+    data.means.map((m) => m.ratio),
+  );
   const above = capped ? data.points.filter((p) => p.ratio > yTop).length : 0;
   const legend = { title: 'planner', orient: 'bottom', direction: 'horizontal', columns: 2, labelFontSize: 12, titleFontSize: 12, labelLimit: 330, symbolSize: 90, columnPadding: 18 };
   const color = { field: 'planner', type: 'nominal', sort: planners, scale: { domain: planners, scheme: plannerScheme(planners.length) }, legend };

@@ -45,10 +45,7 @@ export async function missingChartFonts(dir: string = CHART_FONT_DIR): Promise<s
 export async function loadChartFonts(dir: string = CHART_FONT_DIR): Promise<ChartFonts> {
   const missing = await missingChartFonts(dir);
   if (missing.length > 0) {
-    throw new Error(
-      `Charts need the font file ${missing.join(' and ')}, which is missing; ` +
-        `install the Debian package ${FONT_PACKAGE} (apt-get install ${FONT_PACKAGE}).`,
-    );
+    throw new Error(`Charts need the font file ${missing.join(' and ')}, which is missing; ` + `install the Debian package ${FONT_PACKAGE} (apt-get install ${FONT_PACKAGE}).`);
   }
   const regular = join(dir, FONT_FILE_NAMES.regular);
   const bold = join(dir, FONT_FILE_NAMES.bold);
@@ -74,10 +71,12 @@ export interface CompiledChart {
 /** A logger that keeps warnings and errors instead of printing them. */
 function collectingLogger(messages: string[]): vega.LoggerInterface {
   let current = vega.Warn;
-  const keep = (level: number) => (...args: readonly unknown[]) => {
-    if (current >= level) messages.push(args.map(String).join(' '));
-    return logger;
-  };
+  const keep =
+    (level: number) =>
+    (...args: readonly unknown[]) => {
+      if (current >= level) messages.push(args.map(String).join(' '));
+      return logger;
+    };
   const logger = {
     level(value?: number) {
       if (value === undefined) return current;
@@ -129,8 +128,7 @@ function exclusive<T>(task: () => Promise<T>): Promise<T> {
   return result;
 }
 
-const GEOMETRY_ATTRIBUTES =
-  /\s(d|transform|x|y|x1|x2|y1|y2|cx|cy|r|dx|dy|width|height|viewBox|points|stroke-width|stroke-dasharray|stroke-dashoffset)="([^"]*)"/g;
+const GEOMETRY_ATTRIBUTES = /\s(d|transform|x|y|x1|x2|y1|y2|cx|cy|r|dx|dy|width|height|viewBox|points|stroke-width|stroke-dasharray|stroke-dashoffset)="([^"]*)"/g;
 const NUMBER = /-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?/gi;
 
 function roundNumber(text: string): string {
@@ -148,23 +146,17 @@ function roundNumber(text: string): string {
 export function normalizeSvg(svg: string): string {
   const ids = new Map<string, string>();
   const counts = new Map<string, number>();
-  const renumbered = svg.replace(
-    /(id="|url\(#)(p_)?(clip|gradient_)(\d+)(?=[")])/g,
-    (_match, lead: string, prefix: string | undefined, kind: string, n: string) => {
-      let id = ids.get(kind + n);
-      if (id === undefined) {
-        const count = counts.get(kind) ?? 0;
-        counts.set(kind, count + 1);
-        id = `${kind}${kind === 'clip' ? count + 1 : count}`;
-        ids.set(kind + n, id);
-      }
-      return lead + (prefix ?? '') + id;
-    },
-  );
-  const rounded = renumbered.replace(
-    GEOMETRY_ATTRIBUTES,
-    (_match, name: string, value: string) => ` ${name}="${value.replace(NUMBER, roundNumber)}"`,
-  );
+  const renumbered = svg.replace(/(id="|url\(#)(p_)?(clip|gradient_)(\d+)(?=[")])/g, (_match, lead: string, prefix: string | undefined, kind: string, n: string) => {
+    let id = ids.get(kind + n);
+    if (id === undefined) {
+      const count = counts.get(kind) ?? 0;
+      counts.set(kind, count + 1);
+      id = `${kind}${kind === 'clip' ? count + 1 : count}`;
+      ids.set(kind + n, id);
+    }
+    return lead + (prefix ?? '') + id;
+  });
+  const rounded = renumbered.replace(GEOMETRY_ATTRIBUTES, (_match, name: string, value: string) => ` ${name}="${value.replace(NUMBER, roundNumber)}"`);
   return rounded.endsWith('\n') ? rounded : `${rounded}\n`;
 }
 
@@ -242,11 +234,7 @@ export interface RenderedChart {
  * atomically. The same spec gives byte-identical files on every run. Throws, before
  * writing anything, when the DejaVu fonts are missing.
  */
-export async function renderChart(
-  spec: VegaLiteSpec,
-  basePath: string,
-  options: { readonly onWarning?: (message: string) => void; readonly fontDir?: string } = {},
-): Promise<RenderedChart> {
+export async function renderChart(spec: VegaLiteSpec, basePath: string, options: { readonly onWarning?: (message: string) => void; readonly fontDir?: string } = {}): Promise<RenderedChart> {
   const fonts = await loadChartFonts(options.fontDir);
   const styled = withChartFont(spec);
   const svg = await renderSvg(styled, { fonts, onWarning: options.onWarning });

@@ -33,7 +33,13 @@ export function tieOrderChartSpec(study: TieOrderStudy, options: { title: string
   const y = { field: 'planner', type: 'nominal', sort: planners, axis: { title: null, labelLimit: 380 } };
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, subtitle: `footprint / lower bound under ${study.drawCount} seeded random tie orders; line: min to max, tick: median, dot: the tables' order`, fontSize: 15, anchor: 'start', offset: 12 },
+    title: {
+      text: options.title,
+      subtitle: `footprint / lower bound under ${study.drawCount} seeded random tie orders; line: min to max, tick: median, dot: the tables' order`,
+      fontSize: 15,
+      anchor: 'start',
+      offset: 12,
+    },
     data: { values: data },
     facet: { column: { field: 'network', type: 'nominal', sort: networks, header: { title: null, labelFontSize: 12 } } },
     spec: {

@@ -55,9 +55,13 @@ export function ablationTable(cells: readonly BudgetCell[], ablation: FlexnnBudg
     return found.feasible ? `${ms(found.meanLatencyMs)} ms, ${mib(peak(found))} MiB${found.withinBudget === false ? ' (**over budget**)' : ''}` : 'infeasible';
   };
   const rows = ablation.networks.flatMap((network) =>
-    ablation.budgetsMiB.map((budget) => `| ${network} | ${budget} | ${cell(network, budget, 'flexnn')} | ${cell(network, budget, 'flexnn-no-preload')} | ${cell(network, budget, 'flexnn-no-planning')} |`),
+    ablation.budgetsMiB.map(
+      (budget) => `| ${network} | ${budget} | ${cell(network, budget, 'flexnn')} | ${cell(network, budget, 'flexnn-no-preload')} | ${cell(network, budget, 'flexnn-no-planning')} |`,
+    ),
   );
-  return ['| network | budget MiB | FlexNN | w/o preload (planned at each layer, loaded on demand) | w/o planning (Greedy by Size, loaded as it allows) |', '|---|---:|---|---|---|', ...rows].join('\n');
+  return ['| network | budget MiB | FlexNN | w/o preload (planned at each layer, loaded on demand) | w/o planning (Greedy by Size, loaded as it allows) |', '|---|---:|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /**
@@ -77,7 +81,9 @@ export function headlineTable(cells: readonly BudgetCell[], config: FlexnnBudget
     if (base === undefined || flexnn === undefined) continue;
     const saved = 1 - peak(flexnn) / peak(base);
     const added = (flexnn.meanLatencyMs as number) / (base.meanLatencyMs as number) - 1;
-    rows.push(`| ${network} | ${mib(peak(base))} | ${ms(base.meanLatencyMs)} | ${mib(flexnn.budget as number)} | ${mib(peak(flexnn))} | ${ms(flexnn.meanLatencyMs)} | ${percent(saved)} | ${signed(added)} |`);
+    rows.push(
+      `| ${network} | ${mib(peak(base))} | ${ms(base.meanLatencyMs)} | ${mib(flexnn.budget as number)} | ${mib(peak(flexnn))} | ${ms(flexnn.meanLatencyMs)} | ${percent(saved)} | ${signed(added)} |`,
+    );
     if (network === config.paper.network) {
       const { memorySaved, latencyAdded } = config.paper;
       findings.push(
@@ -123,7 +129,11 @@ async function reportFlexnnBudget(dir: string, info: Record<string, unknown>): P
     '',
     differ.length === 0 ? 'Every measured output is bit-identical to the unbudgeted run (every weight resident).' : `**${differ.length} cell(s) differ from the unbudgeted run.**`,
     '',
-    judged.length === 0 ? 'No cell says whether it kept its budget (a run from before that was measured).' : over.length === 0 ? `Every budgeted cell (${judged.length}) kept its budget as measured.` : `**${over.length} of ${judged.length} budgeted cells went over their budget as measured**: ${over.map((c) => `${c.network} ${methodLabel(c.method)} at ${mib(c.budget as number)} MiB`).join(', ')}.`,
+    judged.length === 0
+      ? 'No cell says whether it kept its budget (a run from before that was measured).'
+      : over.length === 0
+        ? `Every budgeted cell (${judged.length}) kept its budget as measured.`
+        : `**${over.length} of ${judged.length} budgeted cells went over their budget as measured**: ${over.map((c) => `${c.network} ${methodLabel(c.method)} at ${mib(c.budget as number)} MiB`).join(', ')}.`,
     '',
     '![Latency against measured peak](flexnn-budget-latency.png)',
     '',

@@ -16,7 +16,7 @@ function figureTable(cells: readonly GemmCell[], figure: 2 | 3): string {
     .map((c) => {
       const r = c.runs[0];
       const checks = c.runs.every((run) => run.check.within) ? `yes (${r.check.kind})` : '**NO**';
-      return `| ${c.scheduler} | ${c.tile} | ${mib(c.budget)} | ${r.policy} | ${s(c.wallMs)} | ${s(c.computeMs)} | ${s(c.stallMs)} | ${mib(r.io.bytesRead)} | ${mib(r.io.bytesWritten)} | ${mib(Math.max(...c.runs.map((x) => x.tiles.residentHighWater)))} | ${mib(c.peakRssDelta)} | ${(r.n ** 3 * 2 / c.computeMs / 1e6).toFixed(1)} | ${checks} |`;
+      return `| ${c.scheduler} | ${c.tile} | ${mib(c.budget)} | ${r.policy} | ${s(c.wallMs)} | ${s(c.computeMs)} | ${s(c.stallMs)} | ${mib(r.io.bytesRead)} | ${mib(r.io.bytesWritten)} | ${mib(Math.max(...c.runs.map((x) => x.tiles.residentHighWater)))} | ${mib(c.peakRssDelta)} | ${((r.n ** 3 * 2) / c.computeMs / 1e6).toFixed(1)} | ${checks} |`;
     });
   return [
     '| scheduler | tile | budget MiB | how tiles are kept | wall s | products s | waiting for I/O s | read MiB | written MiB | resident at most MiB | peak − baseline MiB | GFLOP/s | C correct |',
@@ -57,7 +57,9 @@ function comparison(config: GemmTilingConfig, cells: readonly GemmCell[], n: num
     const half = cells.find((c) => c.scheduler === scheduler && c.figure === 2 && c.tile === n / 2);
     if (half !== undefined) {
       const faster = half.wallMs < untiled.wallMs;
-      findings.push(`- ${scheduler}: tile ${n / 2} ${faster ? 'is faster than' : 'is not faster than'} untiled (${s(half.wallMs)} s against ${s(untiled.wallMs)} s; waiting for I/O ${s(half.stallMs)} s against ${s(untiled.stallMs)} s): their "tile 2048 beats untiled because I/O overlaps compute" ${faster ? 'holds' : 'does not hold'} here.`);
+      findings.push(
+        `- ${scheduler}: tile ${n / 2} ${faster ? 'is faster than' : 'is not faster than'} untiled (${s(half.wallMs)} s against ${s(untiled.wallMs)} s; waiting for I/O ${s(half.stallMs)} s against ${s(untiled.stallMs)} s): their "tile 2048 beats untiled because I/O overlaps compute" ${faster ? 'holds' : 'does not hold'} here.`,
+      );
     }
   }
   return `${lines.join('\n')}\n\n${findings.join('\n')}`;
@@ -74,7 +76,10 @@ async function reportGemmTiling(dir: string, info: Record<string, unknown>): Pro
   const files: string[] = [];
   for (const figure of [2, 3] as const) {
     const base = join(out, `gemm-figure${figure}`);
-    const title = figure === 2 ? `Figure 2 analogue: tile sizes at a ${mib(cells.find((c) => c.figure === 2)!.budget)} MiB budget (n = ${n})` : `Figure 3 analogue: budgets at tile ${cells.find((c) => c.figure === 3)!.tile} (n = ${n})`;
+    const title =
+      figure === 2
+        ? `Figure 2 analogue: tile sizes at a ${mib(cells.find((c) => c.figure === 2)!.budget)} MiB budget (n = ${n})`
+        : `Figure 3 analogue: budgets at tile ${cells.find((c) => c.figure === 3)!.tile} (n = ${n})`;
     await renderChart(gemmChartSpec(cells, figure, { title }), base);
     files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
   }

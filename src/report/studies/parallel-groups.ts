@@ -39,7 +39,10 @@ async function reportParallelGroups(dir: string, info: Record<string, unknown>):
       `Planned memory is the arena of the planned intermediates (MiB); the thesis gives ms and MB on ${config.thesis.device} (${config.thesis.citation}).`,
   ];
   if (cells.some((c) => !c.compiled)) {
-    sections.push('', '**The measured processes ran TypeScript through tsx** (src/ newer than dist/): every worker thread then holds tsx and the compiled modules, which the measured peaks of the parallel rows count. Run `npm run build` before a measurement.');
+    sections.push(
+      '',
+      '**The measured processes ran TypeScript through tsx** (src/ newer than dist/): every worker thread then holds tsx and the compiled modules, which the measured peaks of the parallel rows count. Run `npm run build` before a measurement.',
+    );
   }
   if (failed.length > 0) sections.push('', `**${failed.length} cell(s) failed**: ${failed.map((c) => `${c.network} ${c.row ?? c.schedule} on ${c.backend}: ${c.error}`).join('; ')}`);
   sections.push('', '## The table, ours (median ms · planned MiB)', '', overviewMarkdown(config, cells));
@@ -92,7 +95,9 @@ function webgpuFindings(gpu: readonly GroupsCell[]): string[] {
     if (others.length === 0) continue;
     const ratios = others.map((c) => `${c.schedule} ${(time(c)! / sequential).toFixed(2)}x`).join(', ');
     const gained = others.some((c) => time(c)! < 0.95 * sequential);
-    lines.push(`- ${network}: device time against the sequential order: ${ratios}; ${gained ? 'a layered schedule ran faster here' : 'no layered schedule ran faster here (no sign of the driver overlapping a step\'s dispatches)'}.`);
+    lines.push(
+      `- ${network}: device time against the sequential order: ${ratios}; ${gained ? 'a layered schedule ran faster here' : "no layered schedule ran faster here (no sign of the driver overlapping a step's dispatches)"}.`,
+    );
   }
   return lines.length > 0 ? ['', ...lines] : [];
 }

@@ -14,7 +14,11 @@ afterEach(async () => {
 describe('a guarded server', () => {
   it('cuts an answer its client stops reading, once it has made no progress for sendStallMs', async () => {
     const big = Buffer.alloc(64 * 2 ** 20, 0x61);
-    served = guardedServer(httpLimits({ sendStallMs: 300 }), (_req, res) => res.end(big), (message) => ({ error: message }));
+    served = guardedServer(
+      httpLimits({ sendStallMs: 300 }),
+      (_req, res) => res.end(big),
+      (message) => ({ error: message }),
+    );
     await new Promise<void>((resolve) => served!.server.listen(0, '127.0.0.1', resolve));
     const { port } = served.server.address() as AddressInfo;
     const client = connect(port, '127.0.0.1', () => client.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));

@@ -43,8 +43,8 @@ describe.skipIf(browser === undefined)('the browser backend (headless Chromium o
 
   it('says which browser it could not start, in one sentence', async () => {
     const graph = buildZooModel('zoo:blazeface');
-    await expect(execute(graph, { backend: browserBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 }, { on: 'page', browser: '/nonexistent/chromium' })).rejects.toThrow(
-      /^the browser "\/nonexistent\/chromium" is not an executable file, nor a program on PATH\.$/,
-    );
+    await expect(
+      execute(graph, { backend: browserBackend, planner: findPlanner('offsets/greedy-by-size'), repetitions: 1, warmup: 0, seed: 1 }, { on: 'page', browser: '/nonexistent/chromium' }),
+    ).rejects.toThrow(/^the browser "\/nonexistent\/chromium" is not an executable file, nor a program on PATH\.$/);
   });
 });

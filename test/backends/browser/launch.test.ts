@@ -22,7 +22,9 @@ describe('finding the browser', () => {
   });
 
   it('says what it looked for, and never offers to download a browser', () => {
-    expect(() => findBrowser(undefined, env(), finder([]))).toThrow(/^no Chromium-based browser was found \(looked on PATH for chromium, .*\): install one \(Debian: apt-get install chromium\) or give its path with --browser; memplan never downloads a browser\.$/);
+    expect(() => findBrowser(undefined, env(), finder([]))).toThrow(
+      /^no Chromium-based browser was found \(looked on PATH for chromium, .*\): install one \(Debian: apt-get install chromium\) or give its path with --browser; memplan never downloads a browser\.$/,
+    );
     expect(() => findBrowser('/nope/chrome', env(), finder([]))).toThrow(/^the browser "\/nope\/chrome" is not an executable file, nor a program on PATH\.$/);
     expect(() => findBrowser(undefined, env({ MEMPLAN_BROWSER: 'nope' }), finder([]))).toThrow(/^the browser "nope" \(from \$MEMPLAN_BROWSER\) is not/);
   });

@@ -50,7 +50,7 @@ describe("a budget's share", () => {
     expect(plan.footprint).toBeLessThanOrEqual(share.buffer);
   });
 
-  it("finds the smallest budget of a whole run: planned at it, not one alignment step below", () => {
+  it('finds the smallest budget of a whole run: planned at it, not one alignment step below', () => {
     const smallest = smallestRunBudget(flexnn, graph, {}, 64) as number;
     expect(smallest).toBeGreaterThan(PROCESS_RESERVE_BYTES + graphIoBytes(graph));
     expect(smallest % 64).toBe(0);

@@ -60,9 +60,7 @@ function outOfOrder(run: Run): string[] {
   const trace = prepared.streamingStats!().trace!;
   const index = new Map(records.map((r, i) => [r.id, i]));
   const order = executionOrder(network.graph);
-  const touched = order.map((node) =>
-    [...node.inputs, ...node.outputs, `${node.name}@weights`, `${node.name}@scratch`].flatMap((id) => (index.has(id) ? [index.get(id) as number] : [])),
-  );
+  const touched = order.map((node) => [...node.inputs, ...node.outputs, `${node.name}@weights`, `${node.name}@scratch`].flatMap((id) => (index.has(id) ? [index.get(id) as number] : [])));
   const overlaps = (a: number, b: number): boolean => plan.offsets[a] < plan.offsets[b] + records[b].size && plan.offsets[b] < plan.offsets[a] + records[a].size;
   const problems: string[] = [];
   for (const load of trace.loads) {
@@ -118,13 +116,20 @@ describe('the budgeted backend', () => {
     await expect(budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan })).rejects.toThrow(/budgeted plans with a weights file/);
     const nchw = budgetedNetwork(toNchw(graph), {});
     const nchwPlan = planAndVerify(findPlanner('offsets/greedy-by-size'), nchw.problem, { alignment: 64 });
-    await expect(budgetedBackend.prepare({ graph: nchw.graph, problem: nchw.problem, plan: nchwPlan, streaming: { weightsFile: '/dev/zero', loading: 'overlapped', bufferBytes: nchwPlan.footprint } })).rejects.toThrow(BackendError);
+    await expect(
+      budgetedBackend.prepare({ graph: nchw.graph, problem: nchw.problem, plan: nchwPlan, streaming: { weightsFile: '/dev/zero', loading: 'overlapped', bufferBytes: nchwPlan.footprint } }),
+    ).rejects.toThrow(BackendError);
   });
 
   it('says why when the weights file cannot be read', async () => {
     const network = budgetedNetwork(graph, {});
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), network.problem, { alignment: 64 });
-    const prepared = await budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan, streaming: { weightsFile: '/nonexistent/weights.bin', loading: 'overlapped', bufferBytes: plan.footprint } });
+    const prepared = await budgetedBackend.prepare({
+      graph: network.graph,
+      problem: network.problem,
+      plan,
+      streaming: { weightsFile: '/nonexistent/weights.bin', loading: 'overlapped', bufferBytes: plan.footprint },
+    });
     onTestFinished(() => prepared.dispose());
     await expect(prepared.infer(inputs)).rejects.toThrow(/the loader thread failed: ENOENT/);
   });

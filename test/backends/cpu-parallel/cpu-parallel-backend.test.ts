@@ -23,7 +23,12 @@ async function sequentialNaive(graph: Graph): Promise<{ outputs: Map<string, Flo
   return { outputs: new Map([...outputs].map(([name, values]) => [name, values.slice()])), weights: prepared.memory().weights };
 }
 
-async function parallel(graph: Graph, schedule: Schedule, planner: string, workers: number): Promise<{ prepared: PreparedNetwork; outputs: Map<string, Float32Array>; footprint: number; stepSizes: number[] }> {
+async function parallel(
+  graph: Graph,
+  schedule: Schedule,
+  planner: string,
+  workers: number,
+): Promise<{ prepared: PreparedNetwork; outputs: Map<string, Float32Array>; footprint: number; stepSizes: number[] }> {
   const { graph: planned, problem, steps } = plannedProblem(graph, { elementSize: 4, scratch: true, schedule });
   const plan = planAndVerify(findPlanner(planner), problem, { alignment: 64 });
   expect(plan.valid).toBe(true);

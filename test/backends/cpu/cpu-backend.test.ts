@@ -18,14 +18,7 @@ import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';
 const CPU_RECORDS = executionRecords(cpuBackend);
 
 /** Small enough for CI: BlazeFace as published, the others at reduced input sizes. */
-const NETWORKS = [
-  'zoo:blazeface',
-  'zoo:mobilenet-v2?input=96',
-  'zoo:mobilenet-v1?input=96',
-  'zoo:deeplab-v3?input=97',
-  'zoo:posenet?input=129',
-  'zoo:inception-v3?input=139',
-];
+const NETWORKS = ['zoo:blazeface', 'zoo:mobilenet-v2?input=96', 'zoo:mobilenet-v1?input=96', 'zoo:deeplab-v3?input=97', 'zoo:posenet?input=129', 'zoo:inception-v3?input=139'];
 
 async function run(graph: Graph, plan: VerifiedResult) {
   const problem = graphToProblem(graph, CPU_RECORDS);
@@ -91,15 +84,19 @@ describe('the CPU backend', () => {
     expect(bitIdentical(await run(graph, planted), naive)).toBe(false);
   });
 
-  it.each(NETWORKS)('%s agrees with onnxruntime on the same ONNX file (relative error < 1e-4)', async (source) => {
-    const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-    const problem = graphToProblem(graph, CPU_RECORDS);
-    const inputs = seededInputs(graph, 3);
-    const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
-    const ours = await prepared.infer(inputs);
-    const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
-    expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-4);
-  }, 60_000);
+  it.each(NETWORKS)(
+    '%s agrees with onnxruntime on the same ONNX file (relative error < 1e-4)',
+    async (source) => {
+      const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
+      const problem = graphToProblem(graph, CPU_RECORDS);
+      const inputs = seededInputs(graph, 3);
+      const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
+      const ours = await prepared.infer(inputs);
+      const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+      expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-4);
+    },
+    60_000,
+  );
 
   it('reports latency, memory and the proof against naive through execute', async () => {
     const report = await execute(buildZooModel('zoo:blazeface'), {

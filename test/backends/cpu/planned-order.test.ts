@@ -48,7 +48,18 @@ describe('running the planned order', () => {
     expect(report.footprint).toBe(plan.footprint);
     const stored = plannedProblem(interleavedBranches(), { elementSize: 4, scratch: true }).problem;
     expect(report.footprint).toBeLessThan(planAndVerify(planner, stored, { alignment: 4 }).footprint);
-    const job = { graph: withoutWeights(interleavedBranches()), seededWeights: 1, records: { ...records, elementSize: 4, scratch: true }, planner: planner.id, plan: planOf(plan), alignment: 4, backend: 'cpu', warmup: 0, repetitions: 0, seed: 1 };
+    const job = {
+      graph: withoutWeights(interleavedBranches()),
+      seededWeights: 1,
+      records: { ...records, elementSize: 4, scratch: true },
+      planner: planner.id,
+      plan: planOf(plan),
+      alignment: 4,
+      backend: 'cpu',
+      warmup: 0,
+      repetitions: 0,
+      seed: 1,
+    };
     const { graph, problem } = jobNetwork(job, new Map());
     expect(graph.nodes.map((n) => n.name)).toEqual(expected.graph.nodes.map((n) => n.name));
     expect(graph.nodes.some((n) => n.op === 'Relu')).toBe(false);

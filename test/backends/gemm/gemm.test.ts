@@ -74,7 +74,9 @@ describe.each(['planned', 'dynamic'] as const)('the %s scheduler', (scheduler) =
 
   it('refuses a budget below one step (three tiles), naming the smallest that works', () => {
     expect(() => schedulers[scheduler](3 * TILE - 1)).toThrow(BackendError);
-    expect(() => schedulers[scheduler](3 * TILE - 1)).toThrow(/^a budget of 12287 bytes cannot hold one step of a 32x32-tile GEMM \(A, B and C tiles: 12 KiB\); the smallest budget that works is 12 KiB\.$/);
+    expect(() => schedulers[scheduler](3 * TILE - 1)).toThrow(
+      /^a budget of 12287 bytes cannot hold one step of a 32x32-tile GEMM \(A, B and C tiles: 12 KiB\); the smallest budget that works is 12 KiB\.$/,
+    );
   });
 
   it('gives every task its three tiles and writes every C tile', () => {

@@ -14,7 +14,7 @@ describe('finding a Vulkan driver (no GPU needed)', () => {
     expect(driverCandidates({ MEMPLAN_VULKAN_ICD: 'system' }, present)).toEqual([{ icd: undefined, source: 'MEMPLAN_VULKAN_ICD' }]);
   });
 
-  it("a driver the user gave the Vulkan loader is kept as it is", () => {
+  it('a driver the user gave the Vulkan loader is kept as it is', () => {
     expect(driverCandidates({ VK_ICD_FILENAMES: '/x.json' }, () => true)).toEqual([{ icd: '/x.json', source: 'VK_ICD_FILENAMES' }]);
     const env: NodeJS.ProcessEnv = { VK_DRIVER_FILES: '/y.json' };
     const [choice] = driverCandidates(env, () => true);
@@ -60,7 +60,11 @@ describe('assembling a dispatch (no GPU needed)', () => {
       () => params,
       65535,
     );
-    expect(d.bindings.map((b) => [b.range.offset, b.range.size, b.kind])).toEqual([[0, 64, 'w'], [256, 64, 'w'], [0, 16, 'r']]);
+    expect(d.bindings.map((b) => [b.range.offset, b.range.size, b.kind])).toEqual([
+      [0, 64, 'w'],
+      [256, 64, 'w'],
+      [0, 16, 'r'],
+    ]);
     expect(d.signature).toBe('wwr');
     expect(d.workgroups).toEqual([2, 1]);
     expect(d.code).toContain('fn x_ld(i: u32) -> f32 { return buf_0[i]; }');
@@ -77,14 +81,27 @@ describe('assembling a dispatch (no GPU needed)', () => {
       () => params,
       65535,
     );
-    expect(d.bindings.map((b) => [b.range.offset, b.range.size])).toEqual([[0, 96], [0, 16]]);
+    expect(d.bindings.map((b) => [b.range.offset, b.range.size])).toEqual([
+      [0, 96],
+      [0, 16],
+    ]);
     expect(d.code).toContain('return buf_0[8u + i];');
     expect(d.code).toContain('buf_0[0u + i] = v;');
   });
 
   it('a grid too large for one dimension spills into the second', () => {
-    const d = assembleDispatch(spec([{ kind: 'tensor', name: 'y', tensor: 'b', access: 'write' }]), () => ({ buffer: arena, offset: 0, size: 4 }), () => params, 1000);
-    const big = assembleDispatch({ ...spec([{ kind: 'tensor', name: 'y', tensor: 'b', access: 'write' }]), invocations: 64 * 2500 }, () => ({ buffer: arena, offset: 0, size: 4 }), () => params, 1000);
+    const d = assembleDispatch(
+      spec([{ kind: 'tensor', name: 'y', tensor: 'b', access: 'write' }]),
+      () => ({ buffer: arena, offset: 0, size: 4 }),
+      () => params,
+      1000,
+    );
+    const big = assembleDispatch(
+      { ...spec([{ kind: 'tensor', name: 'y', tensor: 'b', access: 'write' }]), invocations: 64 * 2500 },
+      () => ({ buffer: arena, offset: 0, size: 4 }),
+      () => params,
+      1000,
+    );
     expect(d.workgroups).toEqual([2, 1]);
     expect(big.workgroups).toEqual([1000, 3]);
     expect(big.code).toBe(d.code);

@@ -21,14 +21,7 @@ import { webgpuAvailable } from './adapter.ts';
 const available = await webgpuAvailable('test/backends/webgpu/webgpu-backend.test.ts');
 
 /** BlazeFace as published, the others at reduced input sizes (as the CPU backend's tests). */
-const NETWORKS = [
-  'zoo:blazeface',
-  'zoo:mobilenet-v2?input=96',
-  'zoo:mobilenet-v1?input=96',
-  'zoo:deeplab-v3?input=97',
-  'zoo:posenet?input=129',
-  'zoo:inception-v3?input=139',
-];
+const NETWORKS = ['zoo:blazeface', 'zoo:mobilenet-v2?input=96', 'zoo:mobilenet-v1?input=96', 'zoo:deeplab-v3?input=97', 'zoo:posenet?input=129', 'zoo:inception-v3?input=139'];
 
 /** The tolerance against the CPU backend: largest difference over the largest magnitude. */
 const TOLERANCE = 1e-3;

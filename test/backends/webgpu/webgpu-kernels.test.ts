@@ -40,7 +40,11 @@ async function compare(spec: OpSpec, inputs: readonly In[], layout: Layout = 'NH
     if (!input.constant) feeds.set(names[k], data);
   });
   const node = { ...spec, name: `test-${spec.op}`, inputs: names, outputs: ['y'] } as Node;
-  const [shape] = inferOutputShapes(node, inputs.map((input) => input?.shape ?? []), layout);
+  const [shape] = inferOutputShapes(
+    node,
+    inputs.map((input) => input?.shape ?? []),
+    layout,
+  );
   tensors.set('y', { name: 'y', shape, dtype: 'float32', constant: false });
   const graph: Graph = { name: `test-${spec.op}`, layout, tensors, nodes: [node], inputs: [...feeds.keys()], outputs: ['y'] };
   const results = [];
@@ -72,17 +76,35 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
     const cases: [OpSpec, In[], Layout][] = [
       [conv({ outChannels: 8, groups: 2, activation: 'relu6' }), [{ shape: [1, 7, 6, 6] }, { shape: [8, 3, 3, 3], constant: true }, { shape: [8], constant: true }], 'NHWC'],
       [conv({ outChannels: 12, groups: 3, strides: [2, 1], padding: { kind: 'valid' } }), [{ shape: [1, 9, 8, 12] }, { shape: [12, 3, 3, 4], constant: true }, undefined], 'NHWC'],
-      [conv({ outChannels: 10, groups: 5, weightLayout: '1HWO', kernel: [3, 2], dilations: [2, 1], activation: 'sigmoid' }), [{ shape: [2, 8, 7, 5] }, { shape: [1, 3, 2, 10], constant: true }, { shape: [10], constant: true }], 'NHWC'],
-      [conv({ outChannels: 5, kernel: [1, 7], activation: 'tanh', padding: { kind: 'explicit', pads: [0, 3, 0, 2] } }), [{ shape: [1, 6, 9, 6] }, { shape: [5, 1, 7, 6], constant: true }, { shape: [5], constant: true }], 'NHWC'],
-      [conv({ outChannels: 6, weightLayout: 'OIHW', strides: [2, 2], activation: 'relu' }), [{ shape: [1, 3, 11, 10] }, { shape: [6, 3, 3, 3], constant: true }, { shape: [6], constant: true }], 'NCHW'],
-      [conv({ outChannels: 8, groups: 8, weightLayout: 'OIHW', dilations: [2, 2], activation: 'relu-n1-to-1' }), [{ shape: [1, 8, 9, 9] }, { shape: [8, 1, 3, 3], constant: true }, { shape: [8], constant: true }], 'NCHW'],
+      [
+        conv({ outChannels: 10, groups: 5, weightLayout: '1HWO', kernel: [3, 2], dilations: [2, 1], activation: 'sigmoid' }),
+        [{ shape: [2, 8, 7, 5] }, { shape: [1, 3, 2, 10], constant: true }, { shape: [10], constant: true }],
+        'NHWC',
+      ],
+      [
+        conv({ outChannels: 5, kernel: [1, 7], activation: 'tanh', padding: { kind: 'explicit', pads: [0, 3, 0, 2] } }),
+        [{ shape: [1, 6, 9, 6] }, { shape: [5, 1, 7, 6], constant: true }, { shape: [5], constant: true }],
+        'NHWC',
+      ],
+      [
+        conv({ outChannels: 6, weightLayout: 'OIHW', strides: [2, 2], activation: 'relu' }),
+        [{ shape: [1, 3, 11, 10] }, { shape: [6, 3, 3, 3], constant: true }, { shape: [6], constant: true }],
+        'NCHW',
+      ],
+      [
+        conv({ outChannels: 8, groups: 8, weightLayout: 'OIHW', dilations: [2, 2], activation: 'relu-n1-to-1' }),
+        [{ shape: [1, 8, 9, 9] }, { shape: [8, 1, 3, 3], constant: true }, { shape: [8], constant: true }],
+        'NCHW',
+      ],
       [conv({ outChannels: 6, groups: 2, weightLayout: 'OIHW' }), [{ shape: [2, 4, 5, 5] }, { shape: [6, 2, 3, 3], constant: true }, { shape: [6], constant: true }], 'NCHW'],
     ];
     for (const [spec, inputs, layout] of cases) expect(await compare(spec, inputs, layout), JSON.stringify(spec)).toBeLessThan(1e-5);
   });
 
   it('FullyConnected, MatMul with batch broadcasting, Gemm with transposes and C', async () => {
-    expect(await compare({ op: 'FullyConnected', outFeatures: 7, activation: 'relu', keepDims: false }, [{ shape: [3, 10] }, { shape: [7, 10], constant: true }, { shape: [7], constant: true }])).toBeLessThan(1e-5);
+    expect(
+      await compare({ op: 'FullyConnected', outFeatures: 7, activation: 'relu', keepDims: false }, [{ shape: [3, 10] }, { shape: [7, 10], constant: true }, { shape: [7], constant: true }]),
+    ).toBeLessThan(1e-5);
     expect(await compare({ op: 'FullyConnected', outFeatures: 12, activation: 'none', keepDims: true }, [{ shape: [1, 2, 2, 8] }, { shape: [12, 8], constant: true }, undefined])).toBeLessThan(1e-5);
     expect(await compare({ op: 'MatMul' }, [{ shape: [2, 1, 3, 5] }, { shape: [4, 5, 6] }])).toBeLessThan(1e-5);
     expect(await compare({ op: 'MatMul' }, [{ shape: [7, 3] }, { shape: [3, 2], constant: true }])).toBeLessThan(1e-5);
@@ -93,12 +115,21 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
   it('Add and Mul: equal shapes, scalars, per-channel vectors, general broadcasting, fused activations', async () => {
     for (const op of ['Add', 'Mul'] as const) {
       for (const [a, b] of [
-        [[1, 4, 4, 8], [1, 4, 4, 8]],
+        [
+          [1, 4, 4, 8],
+          [1, 4, 4, 8],
+        ],
         [[1, 4, 4, 8], [8]],
         [[3], [2, 3]],
         [[1, 5, 3, 3], []],
-        [[2, 1, 3], [1, 4, 1]],
-        [[1, 3, 1, 1], [2, 3, 4, 5]],
+        [
+          [2, 1, 3],
+          [1, 4, 1],
+        ],
+        [
+          [1, 3, 1, 1],
+          [2, 3, 4, 5],
+        ],
       ]) {
         expect(await compare({ op, activation: op === 'Add' ? 'relu6' : 'tanh' }, [{ shape: a }, { shape: b, constant: b.length < 2 }]), `${op} ${a} ${b}`).toBeLessThan(1e-5);
       }
@@ -121,7 +152,20 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
   it('Mean, Pad, Concat, Softmax along any axis', async () => {
     expect(await compare({ op: 'Mean', axes: [1, 2], keepDims: true }, [{ shape: [2, 5, 4, 3] }])).toBeLessThan(1e-5);
     expect(await compare({ op: 'Mean', axes: [-1, 0], keepDims: false }, [{ shape: [2, 5, 3] }])).toBeLessThan(1e-5);
-    expect(await compare({ op: 'Pad', pads: [[0, 0], [1, 2], [2, 0], [0, 3]] }, [{ shape: [1, 3, 4, 5] }])).toBeLessThan(1e-6);
+    expect(
+      await compare(
+        {
+          op: 'Pad',
+          pads: [
+            [0, 0],
+            [1, 2],
+            [2, 0],
+            [0, 3],
+          ],
+        },
+        [{ shape: [1, 3, 4, 5] }],
+      ),
+    ).toBeLessThan(1e-6);
     expect(await compare({ op: 'Concat', axis: 3, activation: 'relu' }, [{ shape: [1, 3, 3, 4] }, { shape: [1, 3, 3, 8] }, { shape: [1, 3, 3, 4], constant: true }])).toBeLessThan(1e-6);
     expect(await compare({ op: 'Concat', axis: 1, activation: 'none' }, [{ shape: [2, 3, 5] }, { shape: [2, 1, 5] }])).toBeLessThan(1e-6);
     expect(await compare({ op: 'Softmax', axis: -1, beta: 1 }, [{ shape: [3, 1001] }])).toBeLessThan(1e-5);
@@ -132,9 +176,18 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
     for (const layout of ['NHWC', 'NCHW'] as const) {
       const shape = layout === 'NHWC' ? [1, 5, 7, 4] : [1, 3, 5, 7];
       for (const mode of ['bilinear', 'nearest'] as const) {
-        for (const [alignCorners, halfPixelCenters] of [[false, false], [true, false], [false, true]]) {
-          for (const size of [[9, 13], [3, 4]] as const) {
-            expect(await compare({ op: 'Resize', mode, size, alignCorners, halfPixelCenters }, [{ shape }], layout), `${mode} ${layout} ${alignCorners} ${halfPixelCenters} ${size}`).toBeLessThan(1e-5);
+        for (const [alignCorners, halfPixelCenters] of [
+          [false, false],
+          [true, false],
+          [false, true],
+        ]) {
+          for (const size of [
+            [9, 13],
+            [3, 4],
+          ] as const) {
+            expect(await compare({ op: 'Resize', mode, size, alignCorners, halfPixelCenters }, [{ shape }], layout), `${mode} ${layout} ${alignCorners} ${halfPixelCenters} ${size}`).toBeLessThan(
+              1e-5,
+            );
           }
         }
       }

@@ -27,7 +27,7 @@ describe('the flexnn-budget study file', () => {
 
   it('names the field that is wrong', () => {
     const bad = data();
-    ((bad.networks as { budgetsMiB: unknown[] }[])[1].budgetsMiB)[0] = -35;
+    (bad.networks as { budgetsMiB: unknown[] }[])[1].budgetsMiB[0] = -35;
     expect(() => flexnnBudgetStudy.parse(bad, FILE)).toThrow(ExperimentError);
     expect(() => flexnnBudgetStudy.parse(bad, FILE)).toThrow(/\$\.networks\[1\]\.budgetsMiB\[0\]: must be a number of MiB > 0/);
     expect(() => flexnnBudgetStudy.parse({ ...data(), ablation: { networks: ['GPT-2'], budgetsMiB: [100] } }, FILE)).toThrow(/\$\.ablation\.networks\[0\]: "GPT-2" is not the label/);

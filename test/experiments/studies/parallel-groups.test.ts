@@ -52,10 +52,21 @@ describe('the parallel-groups study file', () => {
       ['ResNeXt', 'groups:8'],
     ]);
     expect(cells.filter((c) => c.part === 'webgpu').map((c) => `${c.network.label} ${c.schedule}`)).toEqual([
-      'ResNeXt sequential', 'ResNeXt levels', 'ResNeXt groups:2', 'GoogLeNet sequential', 'GoogLeNet levels', 'GoogLeNet groups:2',
+      'ResNeXt sequential',
+      'ResNeXt levels',
+      'ResNeXt groups:2',
+      'GoogLeNet sequential',
+      'GoogLeNet levels',
+      'GoogLeNet groups:2',
     ]);
     expect(plannedCells(config, false, false).some((c) => c.part === 'webgpu')).toBe(false);
-    expect(new Set(plannedCells(config, true, true).filter((c) => c.part === 'webgpu').map((c) => c.network.label))).toEqual(new Set(['GoogLeNet']));
+    expect(
+      new Set(
+        plannedCells(config, true, true)
+          .filter((c) => c.part === 'webgpu')
+          .map((c) => c.network.label),
+      ),
+    ).toEqual(new Set(['GoogLeNet']));
   });
 });
 

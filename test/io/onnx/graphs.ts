@@ -28,7 +28,11 @@ export class GraphBuilder {
 
   /** A constant filled with 0, 1, 2, ... (so permutations can be checked). */
   counting(name: string, shape: number[]): string {
-    return this.constant(name, shape, Float32Array.from({ length: elementCount(shape) }, (_, k) => k));
+    return this.constant(
+      name,
+      shape,
+      Float32Array.from({ length: elementCount(shape) }, (_, k) => k),
+    );
   }
 
   op(spec: Spec, inputs: string[], output: string, dtype: DType = 'float32'): string {
@@ -105,7 +109,19 @@ export function nhwcNetwork(withData = false): Graph {
   b.op({ op: 'Concat', axis: 3, activation: 'none' }, ['pw', 'scaled/relu'], 'cat');
   b.op({ op: 'MaxPool', kernel: [2, 2], strides: [2, 2], padding: valid, activation: 'none' }, ['cat'], 'maxpool');
   b.op({ op: 'AveragePool', kernel: [3, 3], strides: [1, 1], padding: same, activation: 'relu' }, ['maxpool'], 'avgpool');
-  b.op({ op: 'Pad', pads: [[0, 0], [1, 2], [2, 1], [0, 0]] }, ['avgpool'], 'padded');
+  b.op(
+    {
+      op: 'Pad',
+      pads: [
+        [0, 0],
+        [1, 2],
+        [2, 1],
+        [0, 0],
+      ],
+    },
+    ['avgpool'],
+    'padded',
+  );
   b.op(
     { op: 'Conv', kernel: [3, 3], strides: [2, 2], dilations: [1, 1], padding: valid, groups: 1, outChannels: 16, weightLayout: 'OHWI', activation: 'sigmoid' },
     ['padded', w('valid/w', [16, 3, 3, 32]), w('valid/b', [16])],

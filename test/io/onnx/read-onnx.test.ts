@@ -30,12 +30,19 @@ describe('readOnnx: opset forms', () => {
     const old = read(singleOp(2, node('Pad', ['x'], ['y'], [attr.ints('pads', [0, 0, 1, 2, 0, 0, 3, 4]), attr.string('mode', 'constant')])));
     const now = read(singleOp(11, node('Pad', ['x', 'p'], ['y']), [init.int64('p', [0, 0, 1, 2, 0, 0, 3, 4])]));
     for (const graph of [old, now]) {
-      expect(only(graph)).toMatchObject({ op: 'Pad', pads: [[0, 0], [0, 0], [1, 3], [2, 4]], inputs: ['x'] });
+      expect(only(graph)).toMatchObject({
+        op: 'Pad',
+        pads: [
+          [0, 0],
+          [0, 0],
+          [1, 3],
+          [2, 4],
+        ],
+        inputs: ['x'],
+      });
       expect(shape(graph)).toEqual([1, 4, 12, 14]);
     }
-    expect(() => read(singleOp(11, node('Pad', ['x', 'p'], ['y'], [attr.string('mode', 'reflect')]), [init.int64('p', [0, 0, 1, 1, 0, 0, 1, 1])]))).toThrow(
-      /Pad mode reflect is not supported/,
-    );
+    expect(() => read(singleOp(11, node('Pad', ['x', 'p'], ['y'], [attr.string('mode', 'reflect')]), [init.int64('p', [0, 0, 1, 1, 0, 0, 1, 1])]))).toThrow(/Pad mode reflect is not supported/);
   });
 
   it('Squeeze: axes as an attribute (opset 11) and as an input (opset 13)', () => {
@@ -95,11 +102,7 @@ describe('readOnnx: opset forms', () => {
   it('Resize: coordinate modes and nearest', () => {
     const resize = (mode: string, transform: string) =>
       only(
-        read(
-          singleOp(13, node('Resize', ['x', '', '', 'sizes'], ['y'], [attr.string('mode', mode), attr.string('coordinate_transformation_mode', transform)]), [
-            init.int64('sizes', [1, 4, 5, 7]),
-          ]),
-        ),
+        read(singleOp(13, node('Resize', ['x', '', '', 'sizes'], ['y'], [attr.string('mode', mode), attr.string('coordinate_transformation_mode', transform)]), [init.int64('sizes', [1, 4, 5, 7])])),
       );
     expect(resize('linear', 'align_corners')).toMatchObject({ mode: 'bilinear', size: [5, 7], alignCorners: true, halfPixelCenters: false });
     expect(resize('linear', 'half_pixel')).toMatchObject({ alignCorners: false, halfPixelCenters: true });
@@ -151,9 +154,7 @@ describe('readOnnx: ops', () => {
     expect(shape(upper)).toEqual([1, 6, 5, 5]);
     const lower = conv([attr.string('auto_pad', 'SAME_LOWER'), attr.ints('strides', [2, 2]), attr.ints('kernel_shape', [3, 3])], [6, 4, 3, 3]);
     expect(only(lower)).toMatchObject({ padding: { kind: 'explicit', pads: [1, 1, 1, 1] } });
-    const lowerEven = read(
-      singleOp(13, node('Conv', ['x', 'w'], ['y'], [attr.string('auto_pad', 'SAME_LOWER')]), [init.external('w', [2, 4, 2, 2])], [1, 4, 6, 6]),
-    );
+    const lowerEven = read(singleOp(13, node('Conv', ['x', 'w'], ['y'], [attr.string('auto_pad', 'SAME_LOWER')]), [init.external('w', [2, 4, 2, 2])], [1, 4, 6, 6]));
     expect(only(lowerEven)).toMatchObject({ padding: { kind: 'explicit', pads: [1, 1, 0, 0] } });
     expect(shape(lowerEven)).toEqual([1, 2, 6, 6]);
     expect(only(conv([attr.string('auto_pad', 'VALID')]))).toMatchObject({ padding: { kind: 'valid' } });
@@ -180,9 +181,7 @@ describe('readOnnx: ops', () => {
     expect(only(globalMax)).toMatchObject({ op: 'MaxPool', kernel: [8, 8] });
     expect(shape(globalMax)).toEqual([1, 4, 1, 1]);
 
-    const gemm = read(
-      singleOp(13, node('Gemm', ['x', 'w', 'c'], ['y'], [attr.int('transB', 1), attr.float('alpha', 0.5)]), [init.external('w', [3, 10]), init.external('c', [3])], [2, 10]),
-    );
+    const gemm = read(singleOp(13, node('Gemm', ['x', 'w', 'c'], ['y'], [attr.int('transB', 1), attr.float('alpha', 0.5)]), [init.external('w', [3, 10]), init.external('c', [3])], [2, 10]));
     expect(only(gemm)).toMatchObject({ op: 'Gemm', transA: false, transB: true, alpha: 0.5, beta: 1 });
     expect(shape(gemm)).toEqual([2, 3]);
     expect(shape(read(singleOp(13, node('MatMul', ['x', 'w'], ['y']), [init.external('w', [8, 5])])))).toEqual([1, 4, 8, 5]);
@@ -241,10 +240,7 @@ describe('readOnnx: ops', () => {
   it('reads Constant nodes and int64 data', () => {
     const bytes = model({
       opset: 13,
-      nodes: [
-        node('Constant', [], ['shape'], [attr.tensor('value', init.int64('', [-1, 8]))]),
-        node('Reshape', ['x', 'shape'], ['y']),
-      ],
+      nodes: [node('Constant', [], ['shape'], [attr.tensor('value', init.int64('', [-1, 8]))]), node('Reshape', ['x', 'shape'], ['y'])],
       inputs: [value('x', [1, 4, 8, 8])],
       outputs: [value('y', [32, 8])],
     });
@@ -292,15 +288,14 @@ describe('readOnnx: errors', () => {
     expect(domain.message).toMatch(/op com\.microsoft\.Gelu is not supported/);
   });
 
-  it('refuses a Transpose that is not one of the writer\'s', () => {
+  it("refuses a Transpose that is not one of the writer's", () => {
     const bytes = singleOp(13, node('Transpose', ['x'], ['y'], [attr.ints('perm', [0, 2, 3, 1])], 'nhwc'));
     expect(() => readOnnx(bytes, 't.onnx')).toThrow('t.onnx: node nhwc (Transpose): op type Transpose is not supported');
     const other = singleOp(13, node('Transpose', ['x'], ['y'], [attr.ints('perm', [1, 0, 2, 3])], 'swap'));
     expect(() => readOnnx(other, 't.onnx')).toThrow('t.onnx: node swap (Transpose): op type Transpose is not supported');
   });
 
-  const dynamic = () =>
-    model({ opset: 13, nodes: [node('Relu', ['image'], ['y'])], inputs: [value('image', ['batch', 3, 224, 224])], outputs: [value('y', ['batch', 3, 224, 224])] });
+  const dynamic = () => model({ opset: 13, nodes: [node('Relu', ['image'], ['y'])], inputs: [value('image', ['batch', 3, 224, 224])], outputs: [value('y', ['batch', 3, 224, 224])] });
 
   it('asks for --input-shape when a graph input has a dynamic dimension', () => {
     const error = thrown(() => readOnnx(dynamic(), 'net.onnx'));
@@ -332,11 +327,7 @@ describe('readOnnx: errors', () => {
   });
 
   it('survives seeded truncations and bit flips: an InputError, a GraphError or a Graph, never anything else', () => {
-    const seeds = [
-      writeOnnx(nhwcNetwork(true), { weights: 'random', seed: 5 }),
-      writeOnnx(nhwcNetwork(), { weights: 'none', opset: 18 }),
-      writeOnnx(nchwNetwork(), { weights: 'none', opset: 11 }),
-    ];
+    const seeds = [writeOnnx(nhwcNetwork(true), { weights: 'random', seed: 5 }), writeOnnx(nhwcNetwork(), { weights: 'none', opset: 18 }), writeOnnx(nchwNetwork(), { weights: 'none', opset: 11 })];
     const random = mulberry32(2024);
     const outcomes = { graph: 0, input: 0, graphError: 0 };
     const started = performance.now();

@@ -154,8 +154,7 @@ describe('readOnnx(writeOnnx(graph))', () => {
 });
 
 describe('readOnnx fuses only the exporter marker', () => {
-  const conv = (output: string) =>
-    node('Conv', ['x', 'w'], [output], [attr.ints('kernel_shape', [1, 1]), attr.ints('pads', [0, 0, 0, 0])], 'conv');
+  const conv = (output: string) => node('Conv', ['x', 'w'], [output], [attr.ints('kernel_shape', [1, 1]), attr.ints('pads', [0, 0, 0, 0])], 'conv');
 
   it('fuses Conv -> y:pre -> Relu -> y into one Conv with relu', () => {
     const bytes = model({

@@ -91,17 +91,52 @@ describe('readTflite: mapping', () => {
   it('maps every supported operator, checking every output shape', () => {
     const graph = read(everyOpModel());
     expect(graph.nodes.map((n) => n.op)).toEqual([
-      'Conv', 'Conv', 'MaxPool', 'AveragePool', 'Add', 'Mul', 'Pad', 'Resize', 'Resize', 'Concat', 'Mean', 'Squeeze',
-      'FullyConnected', 'Relu', 'Relu6', 'Sigmoid', 'Tanh', 'Reshape', 'Softmax', 'Dequantize', 'Add',
+      'Conv',
+      'Conv',
+      'MaxPool',
+      'AveragePool',
+      'Add',
+      'Mul',
+      'Pad',
+      'Resize',
+      'Resize',
+      'Concat',
+      'Mean',
+      'Squeeze',
+      'FullyConnected',
+      'Relu',
+      'Relu6',
+      'Sigmoid',
+      'Tanh',
+      'Reshape',
+      'Softmax',
+      'Dequantize',
+      'Add',
     ]);
     expect(spec(graph, 'depthwise')).toEqual({
-      op: 'Conv', kernel: [3, 3], strides: [1, 1], dilations: [2, 2], padding: { kind: 'same' }, groups: 4, outChannels: 8, weightLayout: '1HWO', activation: 'relu6',
+      op: 'Conv',
+      kernel: [3, 3],
+      strides: [1, 1],
+      dilations: [2, 2],
+      padding: { kind: 'same' },
+      groups: 4,
+      outChannels: 8,
+      weightLayout: '1HWO',
+      activation: 'relu6',
     });
     expect(spec(graph, 'max_pool')).toEqual({ op: 'MaxPool', kernel: [2, 2], strides: [2, 2], padding: { kind: 'valid' }, activation: 'none' });
     expect(spec(graph, 'avg_pool')).toEqual({ op: 'AveragePool', kernel: [2, 2], strides: [1, 1], padding: { kind: 'same' }, activation: 'none' });
     expect(spec(graph, 'sum')).toEqual({ op: 'Add', activation: 'relu-n1-to-1' });
     expect(spec(graph, 'product')).toEqual({ op: 'Mul', activation: 'tanh' });
-    expect(spec(graph, 'padded')).toEqual({ op: 'Pad', pads: [[0, 0], [1, 1], [1, 1], [0, 0]] });
+    expect(spec(graph, 'padded')).toEqual({
+      op: 'Pad',
+      pads: [
+        [0, 0],
+        [1, 1],
+        [1, 1],
+        [0, 0],
+      ],
+    });
     expect(spec(graph, 'bilinear')).toEqual({ op: 'Resize', mode: 'bilinear', size: [6, 6], alignCorners: true, halfPixelCenters: false });
     expect(spec(graph, 'nearest')).toEqual({ op: 'Resize', mode: 'nearest', size: [3, 3], alignCorners: false, halfPixelCenters: true });
     expect(spec(graph, 'concat')).toEqual({ op: 'Concat', axis: 3, activation: 'none' });
@@ -118,8 +153,26 @@ describe('readTflite: mapping', () => {
     const problem = graphToProblem(graph);
     // Every non-constant tensor except the graph's inputs and output.
     expect(problem.records.map((r) => r.id)).toEqual([
-      'conv', 'depthwise', 'max_pool', 'avg_pool', 'sum', 'product', 'padded', 'bilinear', 'nearest', 'concat', 'mean', 'squeezed',
-      'fc', 'relu', 'relu6', 'logistic', 'tanh', 'reshaped', 'softmax', 'dequantized',
+      'conv',
+      'depthwise',
+      'max_pool',
+      'avg_pool',
+      'sum',
+      'product',
+      'padded',
+      'bilinear',
+      'nearest',
+      'concat',
+      'mean',
+      'squeezed',
+      'fc',
+      'relu',
+      'relu6',
+      'logistic',
+      'tanh',
+      'reshaped',
+      'softmax',
+      'dequantized',
     ]);
   });
 
@@ -231,9 +284,7 @@ describe('readTflite: errors', () => {
     expect(graphError(() => read(convModel({ conv: { code: OP.CONV_2D, inputs: [0, 1, 2], outputs: [3] } }))).message).toContain('has no Conv2DOptions');
     expect(graphError(() => read(convModel({ conv: conv([0, 1, 2], [3], { stride: 0 }) }))).message).toContain('stride_h 0 is not positive');
     const wrongType = conv([0, 1, 2], [3], { stride: 2 });
-    expect(inputError(() => read(convModel({ conv: { ...wrongType, options: { ...wrongType.options!, type: OPTIONS.Pool2D } } }))).message).toContain(
-      'where Conv2DOptions (1) belongs',
-    );
+    expect(inputError(() => read(convModel({ conv: { ...wrongType, options: { ...wrongType.options!, type: OPTIONS.Pool2D } } }))).message).toContain('where Conv2DOptions (1) belongs');
     expect(graphError(() => read(convModel({ conv: conv([0], [3], { stride: 2 }) }))).message).toContain('lacks input 1');
   });
 

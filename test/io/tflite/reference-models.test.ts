@@ -140,6 +140,12 @@ describe.skipIf(!referenceModelsPresent())('readTflite on the reference models',
     const g = graph('face_detection_front.tflite');
     const pads = g.nodes.flatMap((n) => (n.op === 'Pad' ? [n.pads[3][1]] : []));
     expect(pads).toEqual([4, 4, 4, 6, 6, 8, 8, 8, 8, 8, 8]);
-    for (const node of g.nodes) if (node.op === 'Pad') expect(node.pads.slice(0, 3)).toEqual([[0, 0], [0, 0], [0, 0]]);
+    for (const node of g.nodes)
+      if (node.op === 'Pad')
+        expect(node.pads.slice(0, 3)).toEqual([
+          [0, 0],
+          [0, 0],
+          [0, 0],
+        ]);
   });
 });

@@ -5,12 +5,7 @@ import { fileURLToPath } from 'node:url';
 /** The reference .tflite files in ../shared/reference-models (never copied into the repository). */
 export const REFERENCE_MODELS_DIR = join(fileURLToPath(new URL('../../../', import.meta.url)), '..', 'shared', 'reference-models');
 
-export const REFERENCE_MODELS = [
-  'mobilenet_v2_1.0_224_quant.tflite',
-  'mobilenet_v1_1.0_224_quant_embedding_extractor.tflite',
-  'face_detection_front.tflite',
-  'deeplabv3_257_mv_gpu.tflite',
-] as const;
+export const REFERENCE_MODELS = ['mobilenet_v2_1.0_224_quant.tflite', 'mobilenet_v1_1.0_224_quant_embedding_extractor.tflite', 'face_detection_front.tflite', 'deeplabv3_257_mv_gpu.tflite'] as const;
 
 export type ReferenceModel = (typeof REFERENCE_MODELS)[number];
 

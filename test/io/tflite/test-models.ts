@@ -5,13 +5,43 @@ import { float32Bytes, int32Bytes, int64Bytes, TYPE, type ModelSpec, type Operat
 
 /** Builtin operator codes and BuiltinOptions union types (schema.fbs). */
 export const OP = {
-  ADD: 0, AVERAGE_POOL_2D: 1, CONCATENATION: 2, CONV_2D: 3, DEPTHWISE_CONV_2D: 4, DEQUANTIZE: 6, FULLY_CONNECTED: 9,
-  LOGISTIC: 14, MAX_POOL_2D: 17, MUL: 18, RELU: 19, RELU6: 21, RESHAPE: 22, RESIZE_BILINEAR: 23, SOFTMAX: 25,
-  SPACE_TO_DEPTH: 26, TANH: 28, CUSTOM: 32, PAD: 34, MEAN: 40, SQUEEZE: 43, RESIZE_NEAREST_NEIGHBOR: 97, BROADCAST_TO: 130,
+  ADD: 0,
+  AVERAGE_POOL_2D: 1,
+  CONCATENATION: 2,
+  CONV_2D: 3,
+  DEPTHWISE_CONV_2D: 4,
+  DEQUANTIZE: 6,
+  FULLY_CONNECTED: 9,
+  LOGISTIC: 14,
+  MAX_POOL_2D: 17,
+  MUL: 18,
+  RELU: 19,
+  RELU6: 21,
+  RESHAPE: 22,
+  RESIZE_BILINEAR: 23,
+  SOFTMAX: 25,
+  SPACE_TO_DEPTH: 26,
+  TANH: 28,
+  CUSTOM: 32,
+  PAD: 34,
+  MEAN: 40,
+  SQUEEZE: 43,
+  RESIZE_NEAREST_NEIGHBOR: 97,
+  BROADCAST_TO: 130,
 } as const;
 export const OPTIONS = {
-  Conv2D: 1, DepthwiseConv2D: 2, Pool2D: 5, FullyConnected: 8, Softmax: 9, Concatenation: 10, Add: 11,
-  ResizeBilinear: 15, Mul: 21, Reducer: 27, Squeeze: 30, ResizeNearestNeighbor: 74,
+  Conv2D: 1,
+  DepthwiseConv2D: 2,
+  Pool2D: 5,
+  FullyConnected: 8,
+  Softmax: 9,
+  Concatenation: 10,
+  Add: 11,
+  ResizeBilinear: 15,
+  Mul: 21,
+  Reducer: 27,
+  Squeeze: 30,
+  ResizeNearestNeighbor: 74,
 } as const;
 
 const zeros = (count: number): Uint8Array => float32Bytes(new Array<number>(count).fill(0));
@@ -66,7 +96,18 @@ export function everyOpModel(): ModelSpec {
     code: OP.DEPTHWISE_CONV_2D,
     inputs: [c1, dwFilter, -1],
     outputs: [d1],
-    options: { type: OPTIONS.DepthwiseConv2D, fields: [{ id: 0, int8: 0 }, { id: 1, int32: 1 }, { id: 2, int32: 1 }, { id: 3, int32: 2 }, { id: 4, int8: 3 }, { id: 5, int32: 2 }, { id: 6, int32: 2 }] },
+    options: {
+      type: OPTIONS.DepthwiseConv2D,
+      fields: [
+        { id: 0, int8: 0 },
+        { id: 1, int32: 1 },
+        { id: 2, int32: 1 },
+        { id: 3, int32: 2 },
+        { id: 4, int8: 3 },
+        { id: 5, int32: 2 },
+        { id: 6, int32: 2 },
+      ],
+    },
   });
   const pool = (code: number, inputIndex: number, name: string, shape: number[], padding: number, stride: number): number => {
     const out = add({ name, shape });
@@ -74,7 +115,17 @@ export function everyOpModel(): ModelSpec {
       code,
       inputs: [inputIndex],
       outputs: [out],
-      options: { type: OPTIONS.Pool2D, fields: [{ id: 0, int8: padding }, { id: 1, int32: stride }, { id: 2, int32: stride }, { id: 3, int32: 2 }, { id: 4, int32: 2 }, { id: 5, int8: 0 }] },
+      options: {
+        type: OPTIONS.Pool2D,
+        fields: [
+          { id: 0, int8: padding },
+          { id: 1, int32: stride },
+          { id: 2, int32: stride },
+          { id: 3, int32: 2 },
+          { id: 4, int32: 2 },
+          { id: 5, int8: 0 },
+        ],
+      },
     });
     return out;
   };
@@ -94,7 +145,18 @@ export function everyOpModel(): ModelSpec {
   const down = add({ name: 'nearest', shape: [1, 3, 3, 8] });
   ops.push({ code: OP.RESIZE_NEAREST_NEIGHBOR, inputs: [up, size2], outputs: [down], options: { type: OPTIONS.ResizeNearestNeighbor, fields: [{ id: 1, bool: true }] } });
   const cat = add({ name: 'concat', shape: [1, 3, 3, 16] });
-  ops.push({ code: OP.CONCATENATION, inputs: [down, down], outputs: [cat], options: { type: OPTIONS.Concatenation, fields: [{ id: 0, int32: 3 }, { id: 1, int8: 0 }] } });
+  ops.push({
+    code: OP.CONCATENATION,
+    inputs: [down, down],
+    outputs: [cat],
+    options: {
+      type: OPTIONS.Concatenation,
+      fields: [
+        { id: 0, int32: 3 },
+        { id: 1, int8: 0 },
+      ],
+    },
+  });
   const axes = add({ name: 'axes', shape: [2], type: TYPE.INT64, data: int64Bytes([1, 2]) });
   const mean = add({ name: 'mean', shape: [1, 1, 1, 16] });
   ops.push({ code: OP.MEAN, inputs: [cat, axes], outputs: [mean], options: { type: OPTIONS.Reducer, fields: [{ id: 0, bool: true }] } });
@@ -104,7 +166,12 @@ export function everyOpModel(): ModelSpec {
   const fc = add({ name: 'fc', shape: [1, 10] });
   ops.push({ code: OP.FULLY_CONNECTED, inputs: [squeezed, weights, -1], outputs: [fc], options: { type: OPTIONS.FullyConnected, fields: [{ id: 0, int8: 3 }] } });
   let last = fc;
-  for (const [code, name] of [[OP.RELU, 'relu'], [OP.RELU6, 'relu6'], [OP.LOGISTIC, 'logistic'], [OP.TANH, 'tanh']] as const) {
+  for (const [code, name] of [
+    [OP.RELU, 'relu'],
+    [OP.RELU6, 'relu6'],
+    [OP.LOGISTIC, 'logistic'],
+    [OP.TANH, 'tanh'],
+  ] as const) {
     const out = add({ name, shape: [1, 10] });
     ops.push({ code, inputs: [last], outputs: [out] });
     last = out;

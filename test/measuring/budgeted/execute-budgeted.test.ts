@@ -40,7 +40,15 @@ describe('a budgeted execution, measured in a process of its own', () => {
   });
 
   it("gives the dry run's buffer back before the baseline: what the job left is far less than the buffer the plan fills", async () => {
-    const report = await executeBudgeted(buildZooModel('zoo:mobilenet-v2?input=96'), { planner: findPlanner('budgeted/flexnn'), budget: 12 * MiB, loading: 'overlapped', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false });
+    const report = await executeBudgeted(buildZooModel('zoo:mobilenet-v2?input=96'), {
+      planner: findPlanner('budgeted/flexnn'),
+      budget: 12 * MiB,
+      loading: 'overlapped',
+      repetitions: 1,
+      warmup: 0,
+      seed: 1,
+      verifyByExecution: false,
+    });
     // FlexNN preloads weights into the room it has: the plan fills most of its buffer.
     expect(report.footprint).toBeGreaterThan(report.share!.buffer / 2);
     expect(report.memory.job as number).toBeLessThan(report.memory.intermediates / 2);
@@ -51,7 +59,9 @@ describe('a budgeted execution, measured in a process of its own', () => {
   it('names the layer, the buffer the budget left and the smallest budget that works, which plans and one alignment step below does not', async () => {
     const graph = everyPathNetwork();
     const run = executeBudgeted(graph, { planner: findPlanner('budgeted/flexnn'), budget: 4096, loading: 'overlapped', repetitions: 1, warmup: 0, seed: 1 });
-    await expect(run).rejects.toThrow(/^budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 0\.004 MiB \(4096 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of 0\.009 MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\) \(memplan plan --find-min-budget\)\.$/);
+    await expect(run).rejects.toThrow(
+      /^budgeted\/flexnn cannot fit operator \d+ \(.+\) in a budget of 0\.004 MiB \(4096 bytes\), which leaves a buffer of 0\.000 MiB \(0 bytes\) beside graph I\/O of 0\.009 MiB \(\d+ bytes\) and the runtime's reserve of 4\.000 MiB \(4194304 bytes\); the smallest budget that works is [\d.]+ MiB \(\d+ bytes\) \(memplan plan --find-min-budget\)\.$/,
+    );
     const error = (await run.catch((e: unknown) => e)) as InfeasibleBudgetError;
     const smallest = error.smallestBudget as number;
     const fits = (budget: number): boolean => {
@@ -65,6 +75,8 @@ describe('a budgeted execution, measured in a process of its own', () => {
     expect(fits(smallest)).toBe(true);
     expect(fits(smallest - 64)).toBe(false);
     // A planner that knows no budget: its arena over the buffer is infeasible too.
-    await expect(executeBudgeted(graph, { planner: findPlanner('offsets/greedy-by-size'), budget: 4096, loading: 'overlapped', repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(/offsets\/greedy-by-size needs \d+ bytes, more than the buffer of 0 bytes in a budget of/);
+    await expect(executeBudgeted(graph, { planner: findPlanner('offsets/greedy-by-size'), budget: 4096, loading: 'overlapped', repetitions: 1, warmup: 0, seed: 1 })).rejects.toThrow(
+      /offsets\/greedy-by-size needs \d+ bytes, more than the buffer of 0 bytes in a budget of/,
+    );
   });
 });

@@ -11,7 +11,18 @@ import { interleavedBranches } from '../../fixtures/graphs.ts';
 describe('the measured process and the plan it receives', () => {
   const records = { elementSize: 4, scratch: true };
   const { problem } = plannedProblem(interleavedBranches(), records);
-  const job = (planner: string, plan: ReturnType<typeof planOf>) => ({ graph: withoutWeights(interleavedBranches()), seededWeights: 1, records, planner, plan, alignment: 4, backend: 'cpu', warmup: 0, repetitions: 0, seed: 1 });
+  const job = (planner: string, plan: ReturnType<typeof planOf>) => ({
+    graph: withoutWeights(interleavedBranches()),
+    seededWeights: 1,
+    records,
+    planner,
+    plan,
+    alignment: 4,
+    backend: 'cpu',
+    warmup: 0,
+    repetitions: 0,
+    seed: 1,
+  });
 
   it('checks the plan with the verifier and runs it as sent', () => {
     const sent = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
@@ -23,7 +34,10 @@ describe('the measured process and the plan it receives', () => {
   });
 
   it('refuses a plan that fails the verifier, in one sentence', () => {
-    const overlapping = offsetsPlan(problem, problem.records.map(() => 0));
+    const overlapping = offsetsPlan(
+      problem,
+      problem.records.map(() => 0),
+    );
     expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(RefusedPlanError);
     expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(/^the plan of offsets\/zero fails the verifier in the measured process: [^\n]+\.$/);
   });

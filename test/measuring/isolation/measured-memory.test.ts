@@ -24,9 +24,19 @@ const options = (planner: string, extra: Partial<ExecuteOptions> = {}): ExecuteO
 function twoBigTensors() {
   const b = new NetworkBuilder('two-big-tensors');
   const x = b.input('in', [1, 4, 4, 4]);
-  const first = b.pad('big1', b.unary('r', 'Relu', x), [[0, 0], [0, 2044], [0, 2044], [0, 0]]);
+  const first = b.pad('big1', b.unary('r', 'Relu', x), [
+    [0, 0],
+    [0, 2044],
+    [0, 2044],
+    [0, 0],
+  ]);
   const small = b.mean('m1', first, [1, 2], true);
-  const second = b.pad('big2', small, [[0, 0], [0, 2047], [0, 2047], [0, 0]]);
+  const second = b.pad('big2', small, [
+    [0, 0],
+    [0, 2047],
+    [0, 2047],
+    [0, 0],
+  ]);
   return b.build([b.mean('m2', second, [1, 2], true)]);
 }
 
@@ -59,7 +69,7 @@ describe('memory measured in an isolated process', () => {
     }
   }, 60_000);
 
-  it('counts one copy of the weights, in the form the kernels use, and plans the kernels\' scratch', async () => {
+  it("counts one copy of the weights, in the form the kernels use, and plans the kernels' scratch", async () => {
     const b = new NetworkBuilder('pointwise');
     const x = b.input('in', [1, 4, 4, 1000]);
     const y = b.conv('pw', x, { out: 300, kernel: 1 });

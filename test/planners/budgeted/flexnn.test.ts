@@ -57,7 +57,10 @@ describe.each(PLANNERS.map((p) => [p.id, p] as const))('%s', (_, planner) => {
           expect(result.violations).toEqual([]);
           expect(result.footprint).toBeLessThanOrEqual(budget);
           // The loader reads weights in order: load steps never go back in time from layer to layer.
-          const weights = problem.records.map((r, i) => ({ r, step: result.loadSteps![i] })).filter((w) => w.r.kind === 'weight').sort((a, b) => a.r.first - b.r.first);
+          const weights = problem.records
+            .map((r, i) => ({ r, step: result.loadSteps![i] }))
+            .filter((w) => w.r.kind === 'weight')
+            .sort((a, b) => a.r.first - b.r.first);
           for (let k = 1; k < weights.length; k++) expect(weights[k].step).toBeGreaterThanOrEqual(weights[k - 1].step);
           for (const w of weights) expect(w.r.first - w.step).toBeLessThanOrEqual(planner === flexnn ? MAX_PRELOAD_STEPS : 0);
         } catch (error) {

@@ -11,7 +11,10 @@ describe('the occupancy index', () => {
         positiveProblems({ maxRecords: 60 }).chain((problem) =>
           fc.tuple(
             fc.constant(problem),
-            fc.shuffledSubarray(problem.records.map((_, i) => i), { minLength: problem.records.length }),
+            fc.shuffledSubarray(
+              problem.records.map((_, i) => i),
+              { minLength: problem.records.length },
+            ),
             fc.constantFrom(1, 4, 64),
             fc.constantFrom('best' as const, 'first' as const),
           ),

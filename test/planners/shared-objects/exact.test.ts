@@ -99,10 +99,32 @@ describe('shared-objects/exact', () => {
     // optimum, 517, was confirmed by a separate exhaustive search (every join-or-open
     // choice in size order), too slow to run here.
     const problem = problemOf([
-      [16, 5, 8], [62, 4, 6], [66, 8, 11], [51, 4, 6], [54, 9, 12], [95, 7, 8], [87, 1, 1],
-      [68, 3, 5], [53, 1, 2], [92, 7, 7], [19, 0, 1], [35, 5, 7], [2, 1, 1], [88, 8, 11],
-      [69, 2, 4], [50, 6, 8], [1, 8, 11], [19, 7, 7], [43, 0, 0], [78, 7, 7], [84, 5, 5],
-      [96, 3, 6], [60, 0, 0], [81, 6, 8], [90, 1, 4], [55, 0, 2],
+      [16, 5, 8],
+      [62, 4, 6],
+      [66, 8, 11],
+      [51, 4, 6],
+      [54, 9, 12],
+      [95, 7, 8],
+      [87, 1, 1],
+      [68, 3, 5],
+      [53, 1, 2],
+      [92, 7, 7],
+      [19, 0, 1],
+      [35, 5, 7],
+      [2, 1, 1],
+      [88, 8, 11],
+      [69, 2, 4],
+      [50, 6, 8],
+      [1, 8, 11],
+      [19, 7, 7],
+      [43, 0, 0],
+      [78, 7, 7],
+      [84, 5, 5],
+      [96, 3, 6],
+      [60, 0, 0],
+      [81, 6, 8],
+      [90, 1, 4],
+      [55, 0, 2],
     ]);
     const naive = problem.records.reduce((total, r) => total + r.size, 0);
     const outcome = searchSharedObjects(makeInstance(problem), naive + 1, { deadline: Infinity, nodeLimit: Infinity, lowerBound: 0 });

@@ -76,7 +76,10 @@ describe('qualityData', () => {
   });
 
   it("ignores a shared-objects search's bound in an offsets table (it bounds objects, not arenas)", () => {
-    const results = [cell('d', ...GREEDY, { footprint: 1300, ms: 1 }), cell('d', 'shared-objects/exact', 'Optimal objects', { footprint: 1400, ms: 1, bound: 1400, optimal: true, approach: 'shared-objects' })];
+    const results = [
+      cell('d', ...GREEDY, { footprint: 1300, ms: 1 }),
+      cell('d', 'shared-objects/exact', 'Optimal objects', { footprint: 1400, ms: 1, bound: 1400, optimal: true, approach: 'shared-objects' }),
+    ];
     expect(bestBounds(results, 'offsets').get('traces/d.csv')).toBe(1000);
     expect(qualityData(results).points[0].ratio).toBe(1.3);
   });
@@ -139,7 +142,7 @@ describe('qualityChartSpec', () => {
   });
 
   it('describes the markers, the proofs and the floor in the subtitle, and rules the time limit', () => {
-    expect(subtitleOf(spec)).toContain("geometric means of time and ratio over all 2 instances");
+    expect(subtitleOf(spec)).toContain('geometric means of time and ratio over all 2 instances');
     expect(subtitleOf(spec)).toContain('Optimal (branch and bound) proved 1 of 2 optimal');
     expect(subtitleOf(spec)).toContain('Searches stop at 10 s');
     expect(layers.find((l) => l.mark.type === 'rule')!.data.values).toEqual([{ timeMs: 10_000 }]);

@@ -4,16 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeProblem } from '../../../src/core/problem.ts';
 import { allocationPictureSpec } from '../../../src/report/charts/allocation-picture.ts';
-import {
-  CHART_FONT,
-  loadChartFonts,
-  missingChartFonts,
-  normalizeSvg,
-  renderChart,
-  renderSvg,
-  withChartFont,
-  type VegaLiteSpec,
-} from '../../../src/report/charts/render.ts';
+import { CHART_FONT, loadChartFonts, missingChartFonts, normalizeSvg, renderChart, renderSvg, withChartFont, type VegaLiteSpec } from '../../../src/report/charts/render.ts';
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -27,7 +18,12 @@ const SPEC = allocationPictureSpec(PROBLEM, [0, 4096, 0], { title: 'Render check
 /** A spec whose clipped line makes vega number a clip path from a process-wide counter. */
 const CLIPPED: VegaLiteSpec = {
   title: 'Clipped',
-  data: { values: [{ a: 1, b: 1 }, { a: 2, b: 3 }] },
+  data: {
+    values: [
+      { a: 1, b: 1 },
+      { a: 2, b: 3 },
+    ],
+  },
   mark: { type: 'line', clip: true },
   encoding: { x: { field: 'a', type: 'quantitative', scale: { domain: [0, 1.5] } }, y: { field: 'b', type: 'quantitative' } },
 };
@@ -78,9 +74,7 @@ describe('renderSvg', () => {
 
 describe('loadChartFonts', () => {
   it('names the missing font file and the package to install', async () => {
-    await expect(loadChartFonts('/nonexistent-font-dir')).rejects.toThrow(
-      /\/nonexistent-font-dir\/DejaVuSans\.ttf .*missing.*fonts-dejavu-core/,
-    );
+    await expect(loadChartFonts('/nonexistent-font-dir')).rejects.toThrow(/\/nonexistent-font-dir\/DejaVuSans\.ttf .*missing.*fonts-dejavu-core/);
     await expect(renderChart(SPEC, join(tmpdir(), 'never-written'), { fontDir: '/nonexistent-font-dir' })).rejects.toThrow(/DejaVuSans\.ttf/);
   });
 });

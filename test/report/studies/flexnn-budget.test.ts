@@ -20,7 +20,23 @@ function memory(peakMiB: number): MemoryReport {
 }
 
 function cell(network: string, method: Method, budgetMiB: number | null, meanMs: number, peakMiB: number, part: BudgetCell['part'] = budgetMiB === null ? 'baseline' : 'budgets'): BudgetCell {
-  return { network, source: 'zoo:x', method, part, budget: budgetMiB === null ? null : budgetMiB * MiB, planner: 'p', feasible: true, footprint: (budgetMiB ?? peakMiB) * MiB, meanLatencyMs: meanMs, medianLatencyMs: meanMs, ioStallMs: 1, bytesLoaded: 200 * MiB, preloaded: 3, memory: memory(peakMiB), matchesUnbudgeted: true };
+  return {
+    network,
+    source: 'zoo:x',
+    method,
+    part,
+    budget: budgetMiB === null ? null : budgetMiB * MiB,
+    planner: 'p',
+    feasible: true,
+    footprint: (budgetMiB ?? peakMiB) * MiB,
+    meanLatencyMs: meanMs,
+    medianLatencyMs: meanMs,
+    ioStallMs: 1,
+    bytesLoaded: 200 * MiB,
+    preloaded: 3,
+    memory: memory(peakMiB),
+    matchesUnbudgeted: true,
+  };
 }
 
 const config = {
@@ -41,7 +57,17 @@ const CELLS: BudgetCell[] = [
   { ...cell('ResNet-152', 'flexnn', 40, 1050, 40), buffer: 35 * MiB, withinBudget: true },
   { ...cell('ResNet-152', 'flexnn', 100, 1010, 102), buffer: 95 * MiB, withinBudget: false },
   cell('ResNet-152', 'flexnn-no-preload', 100, 1200, 100, 'ablation'),
-  { network: 'ResNet-152', source: 'zoo:x', method: 'flexnn-no-planning', part: 'ablation', budget: 100 * MiB, planner: 'offsets/greedy-by-size', feasible: false, reason: 'over the budget', smallestBudget: null },
+  {
+    network: 'ResNet-152',
+    source: 'zoo:x',
+    method: 'flexnn-no-planning',
+    part: 'ablation',
+    budget: 100 * MiB,
+    planner: 'offsets/greedy-by-size',
+    feasible: false,
+    reason: 'over the budget',
+    smallestBudget: null,
+  },
 ];
 
 describe('the flexnn-budget report', () => {
@@ -59,7 +85,9 @@ describe('the flexnn-budget report', () => {
     // The smallest feasible budget (40 MiB) against default: 1 - 40/400 saved, 1050/1000 - 1 added.
     expect(markdown).toContain('| ResNet-152 | 400.0 | 1000.0 | 40.0 | 40.0 | 1050.0 | 90.00% | +5.00% |');
     expect(markdown).toContain("| ResNet-152: FlexNN's paper (Pixel 6 Pro) | | | | | | 93.81% | +3.64% |");
-    expect(markdown).toMatch(/ResNet-152: 90\.00% less memory for \+5\.00% latency here, against FlexNN's 93\.81% for \+3\.64% \(Pixel 6 Pro\): the memory saving holds in direction, the latency cost holds\./);
+    expect(markdown).toMatch(
+      /ResNet-152: 90\.00% less memory for \+5\.00% latency here, against FlexNN's 93\.81% for \+3\.64% \(Pixel 6 Pro\): the memory saving holds in direction, the latency cost holds\./,
+    );
     expect(markdown).toContain('Every measured output is bit-identical');
     expect(files.some((f) => f.endsWith('flexnn-budget-latency.png'))).toBe(true);
   });

@@ -18,23 +18,29 @@ afterAll(async () => {
 
 function cell(figure: 2 | 3, tile: number, budgetMiB: number, scheduler: 'dynamic' | 'planned', wallS: number, peakMiB: number): GemmCell {
   const run = {
-    n: 4096, tile, budget: budgetMiB * MiB, scheduler, policy: 'some policy', directIo: true, seed: 1, wallMs: wallS * 1000, computeMs: 3300, stallMs: (wallS - 3.3) * 1000,
-    io: { bytesRead: 128 * MiB, bytesWritten: 64 * MiB, tileLoads: 2, tileWrites: 1 }, tiles: { residentHighWater: Math.min(budgetMiB, 192) * MiB, arenaBytes: budgetMiB * MiB, tasks: 1 },
-    gflops: { compute: 41, wall: 40 }, memory: { baselineRss: 50 * MiB, peakRss: (50 + peakMiB) * MiB, peakRssDelta: peakMiB * MiB, method: 'test' },
+    n: 4096,
+    tile,
+    budget: budgetMiB * MiB,
+    scheduler,
+    policy: 'some policy',
+    directIo: true,
+    seed: 1,
+    wallMs: wallS * 1000,
+    computeMs: 3300,
+    stallMs: (wallS - 3.3) * 1000,
+    io: { bytesRead: 128 * MiB, bytesWritten: 64 * MiB, tileLoads: 2, tileWrites: 1 },
+    tiles: { residentHighWater: Math.min(budgetMiB, 192) * MiB, arenaBytes: budgetMiB * MiB, tasks: 1 },
+    gflops: { compute: 41, wall: 40 },
+    memory: { baselineRss: 50 * MiB, peakRss: (50 + peakMiB) * MiB, peakRssDelta: peakMiB * MiB, method: 'test' },
     check: { kind: 'sampled', entries: 256, maxError: 1e-7, tolerance: 1e-4, within: true },
   } as GemmReport;
   return { figure, tile, budget: budgetMiB * MiB, scheduler, runs: [run], wallMs: wallS * 1000, computeMs: 3300, stallMs: (wallS - 3.3) * 1000, peakRssDelta: peakMiB * MiB };
 }
 
-const CELLS: GemmCell[] = [
-  cell(2, 4096, 256, 'planned', 3.5, 192),
-  cell(2, 2048, 256, 'planned', 3.4, 128),
-  cell(3, 512, 256, 'planned', 3.6, 60),
-  cell(3, 512, 4, 'planned', 3.9, 12),
-];
+const CELLS: GemmCell[] = [cell(2, 4096, 256, 'planned', 3.5, 192), cell(2, 2048, 256, 'planned', 3.4, 128), cell(3, 512, 256, 'planned', 3.6, 60), cell(3, 512, 4, 'planned', 3.9, 12)];
 
 describe('the gemm-tiling report', () => {
-  it('sets ours beside the authors\' figures, as ratios, and says which findings hold', async () => {
+  it("sets ours beside the authors' figures, as ratios, and says which findings hold", async () => {
     dir = await mkdtemp(join(tmpdir(), 'memplan-gemm-report-'));
     const store = await ResultStore.create(dir, 'gemm-tiling', 'run');
     const config = { name: 'gemm-tiling', title: 'GEMM', published: { untiled: { peakMB: 399, seconds: 121 }, smallest: { tile: 512, budgetMB: 4, peakMB: 23, seconds: 498 } } };

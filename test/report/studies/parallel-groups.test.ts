@@ -25,13 +25,38 @@ function cell(network: string, row: string | undefined, schedule: string, backen
     footprint: plannedMiB * MiB,
     latencyMs: { runs: 15, median: ms, min: ms - 2, max: ms + 2, p90: ms + 1, ci95: [ms - 1, ms + 1] },
     matchesNaive: true,
-    memory: { planned: plannedMiB * MiB, intermediates: plannedMiB * MiB, io: 0, weights: 95 * MiB, scratch: 8 * MiB, baselineRss: 50 * MiB, peakRss: 160 * MiB, peakRssDelta: 110 * MiB, rest: 0, method: 'test' },
+    memory: {
+      planned: plannedMiB * MiB,
+      intermediates: plannedMiB * MiB,
+      io: 0,
+      weights: 95 * MiB,
+      scratch: 8 * MiB,
+      baselineRss: 50 * MiB,
+      peakRss: 160 * MiB,
+      peakRssDelta: 110 * MiB,
+      rest: 0,
+      method: 'test',
+    },
     peakRssBytes: 160 * MiB,
     device: { backend },
     ...(backend === 'cpu-parallel' ? { parallel: { workers: 4, steps: 85, stepSizes: [], stepMs: [], stepsMs: ms, busyFraction: 0.6, poolRss: 0 } } : {}),
     ...(backend === 'webgpu' ? { deviceMs: { runs: 15, median: ms - 5, min: ms - 6, max: ms - 4, p90: ms - 4, ci95: [ms - 6, ms - 4] } } : {}),
   } as unknown as ExecuteReport;
-  return { part, network, source: `zoo:${network}`, ...(row ? { row } : {}), schedule: schedule as GroupsCell['schedule'], planner: 'offsets/greedy-by-size', backend, steps: 85, largestStep: 33, naive: 90 * MiB, bound: 9 * MiB, report, compiled: true };
+  return {
+    part,
+    network,
+    source: `zoo:${network}`,
+    ...(row ? { row } : {}),
+    schedule: schedule as GroupsCell['schedule'],
+    planner: 'offsets/greedy-by-size',
+    backend,
+    steps: 85,
+    largestStep: 33,
+    naive: 90 * MiB,
+    bound: 9 * MiB,
+    report,
+    compiled: true,
+  };
 }
 
 /** ResNeXt: 2 groups keep minimization's memory and run faster than base; 1 group 7% over minimization. */
@@ -65,12 +90,16 @@ describe('the parallel-groups findings', () => {
     const [two, one, time, measured] = networkFindings(CONFIG, CELLS, 'ResNeXt');
     expect(two).toMatch(/^ResNeXt: 2 groups plans 10\.05 MiB against minimization's 10\.00 MiB \(\+0\.5%\): it keeps minimization's memory \(thesis: 108\.8 MB against 108\.8 MB, \+0\.0%\)\.$/);
     expect(one).toMatch(/1 group plans 10\.70 MiB, \+7\.0% against minimization: more than 5% over \(thesis: 111\.8 MB, \+2\.8%\)\.$/);
-    expect(time).toMatch(/the fastest parallel row, method, 1 group, takes 70\.0 ms against base's 100\.0 ms \(−30\.0%; faster, .*\); faster than base: method, 1 group, method, 2 groups \(thesis: method, 2 groups 219 ms against 234 ms, −6\.4%\)\.$/);
-    expect(measured).toMatch(/^ResNeXt: measured peak − baseline, against minimization's 110\.00 MiB: 2 groups 110\.00 MiB \(a plan 0\.05 MiB larger; as planned\), 1 group 110\.00 MiB \(a plan 0\.70 MiB larger; as planned\);/);
+    expect(time).toMatch(
+      /the fastest parallel row, method, 1 group, takes 70\.0 ms against base's 100\.0 ms \(−30\.0%; faster, .*\); faster than base: method, 1 group, method, 2 groups \(thesis: method, 2 groups 219 ms against 234 ms, −6\.4%\)\.$/,
+    );
+    expect(measured).toMatch(
+      /^ResNeXt: measured peak − baseline, against minimization's 110\.00 MiB: 2 groups 110\.00 MiB \(a plan 0\.05 MiB larger; as planned\), 1 group 110\.00 MiB \(a plan 0\.70 MiB larger; as planned\);/,
+    );
     expect(networkFindings(CONFIG, CELLS, 'GoogLeNet')).toEqual([]);
   });
 
-  it('calls a parallel row measured as planned when its peak, less its plan\'s excess, is within 5% + 1 MiB of minimization\'s', () => {
+  it("calls a parallel row measured as planned when its peak, less its plan's excess, is within 5% + 1 MiB of minimization's", () => {
     const row = (plannedMiB: number, peakMiB: number) => ({ footprint: plannedMiB * MiB, memory: { peakRssDelta: peakMiB * MiB } });
     const minimization = row(10, 100);
     // 100 * 1.05 + 1 = 106 MiB allowed once the plan's 4 extra MiB are taken off.
@@ -90,7 +119,9 @@ describe('the parallel-groups report', () => {
     for (const c of CELLS) await store.append(c);
     const { markdown, files } = await reportStudy(store.dir, 'parallel-groups', await store.readRunInfo());
     // The ResNeXt rows: ours as ratios to our base (70 / 100 ms, 10 / 90 MiB), the thesis' to its base (219 / 234 ms, 108.8 / 393.7 MB).
-    expect(markdown).toMatch(/\| method, 2 groups \| groups:2 \| offsets\/greedy-by-size \| cpu-parallel \| 85 \| 80\.0 \| \[79\.0, 81\.0\] \| 78\.0–82\.0 \| 10\.05 \| 95\.00 \| 110\.00 \| 60% \| 0\.80x \| 0\.11x \| 219 \| 108\.8 \| 0\.94x \| 0\.28x \|/);
+    expect(markdown).toMatch(
+      /\| method, 2 groups \| groups:2 \| offsets\/greedy-by-size \| cpu-parallel \| 85 \| 80\.0 \| \[79\.0, 81\.0\] \| 78\.0–82\.0 \| 10\.05 \| 95\.00 \| 110\.00 \| 60% \| 0\.80x \| 0\.11x \| 219 \| 108\.8 \| 0\.94x \| 0\.28x \|/,
+    );
     expect(markdown).toMatch(/^- ResNeXt: 2 groups plans/m);
     expect(markdown).toMatch(/\| 4 \| 85 \| 33 \| 9\.00 \| 10\.00 \| 90\.0 \|/);
     expect(markdown).toMatch(/- ResNeXt: device time against the sequential order: levels 1\.03x; no layered schedule ran faster here/);

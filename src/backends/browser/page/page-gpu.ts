@@ -12,7 +12,9 @@ export class NoWebGpu extends Error {}
  */
 export async function pageGpuContext(): Promise<GpuContext> {
   if (!page.isSecureContext) {
-    throw new NoWebGpu(`this page is not a secure context (${page.location.origin}), and browsers offer WebGPU only to secure ones: open it as http://localhost (adb reverse, an SSH tunnel) or over https, or list this origin under chrome://flags/#unsafely-treat-insecure-origin-as-secure.`);
+    throw new NoWebGpu(
+      `this page is not a secure context (${page.location.origin}), and browsers offer WebGPU only to secure ones: open it as http://localhost (adb reverse, an SSH tunnel) or over https, or list this origin under chrome://flags/#unsafely-treat-insecure-origin-as-secure.`,
+    );
   }
   const gpu = page.navigator.gpu;
   if (gpu === undefined) throw new NoWebGpu('this browser has no WebGPU (navigator.gpu is absent): use a recent Chrome, Edge or Safari, or start Chromium with --enable-unsafe-webgpu.');

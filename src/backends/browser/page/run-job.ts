@@ -64,7 +64,16 @@ export async function runJob(text: string, context: GpuContext, hooks: JobHooks)
   };
 }
 
-async function runPlan(context: GpuContext, graph: Graph, problem: Problem, plan: VerifiedResult, inputs: Map<string, Float32Array>, warmup: number, repetitions: number, hooks: JobHooks): Promise<PlanRun> {
+async function runPlan(
+  context: GpuContext,
+  graph: Graph,
+  problem: Problem,
+  plan: VerifiedResult,
+  inputs: Map<string, Float32Array>,
+  warmup: number,
+  repetitions: number,
+  hooks: JobHooks,
+): Promise<PlanRun> {
   const prepared = await prepareOnDevice(context, { graph, problem, plan });
   try {
     const samples: number[] = [];

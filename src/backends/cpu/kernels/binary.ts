@@ -91,7 +91,6 @@ function blockInner(shape: readonly number[], outShape: readonly number[]): numb
   return inner;
 }
 
-
 function general(call: KernelCall, a: Float32Array, aShape: readonly number[], b: Float32Array, bShape: readonly number[], isMul: boolean): void {
   const out = call.output;
   const outShape = call.outputShape;

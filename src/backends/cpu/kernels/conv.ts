@@ -432,7 +432,20 @@ function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, 
  * from `outOffset`: taps outside the input are skipped (their range computed, not tested
  * per tap).
  */
-function depthwisePixelNhwc(x: Float32Array, g: ConvGeometry, wts: Float64Array, bias: Float32Array, out: Float32Array, outOffset: number, lo: number, hi: number, acc: Float64Array, n: number, oy: number, ox: number): void {
+function depthwisePixelNhwc(
+  x: Float32Array,
+  g: ConvGeometry,
+  wts: Float64Array,
+  bias: Float32Array,
+  out: Float32Array,
+  outOffset: number,
+  lo: number,
+  hi: number,
+  acc: Float64Array,
+  n: number,
+  oy: number,
+  ox: number,
+): void {
   lo = Math.fround(lo);
   hi = Math.fround(hi);
   const { h, w, c, ow, oh, o, kw, sh, sw, dh, dw, pt, pl } = g;
@@ -473,52 +486,87 @@ function depthwisePixelNhwc(x: Float32Array, g: ConvGeometry, wts: Float64Array,
  * r0..r2: offsets of the three input rows (at x = 0, channel 0); ix: the input column of the
  * first window; at: the offset of the first output pixel (channel 0).
  */
-function depthwise3x3Row(x: Float32Array, c: number, r0: number, r1: number, r2: number, ix: number, sw: number, dw: number, count: number, at: number, wts: Float64Array, bias: Float32Array, out: Float32Array, lo: number, hi: number): void {
+function depthwise3x3Row(
+  x: Float32Array,
+  c: number,
+  r0: number,
+  r1: number,
+  r2: number,
+  ix: number,
+  sw: number,
+  dw: number,
+  count: number,
+  at: number,
+  wts: Float64Array,
+  bias: Float32Array,
+  out: Float32Array,
+  lo: number,
+  hi: number,
+): void {
   lo = Math.fround(lo);
   hi = Math.fround(hi);
   const c2 = 2 * c;
   const tapStride = dw * c;
   const step = sw * c;
   for (let ch = 0; ch < c; ch++) {
-    const w00 = wts[ch], w01 = wts[c + ch], w02 = wts[2 * c + ch];
-    const w10 = wts[3 * c + ch], w11 = wts[4 * c + ch], w12 = wts[5 * c + ch];
-    const w20 = wts[6 * c + ch], w21 = wts[7 * c + ch], w22 = wts[8 * c + ch];
+    const w00 = wts[ch],
+      w01 = wts[c + ch],
+      w02 = wts[2 * c + ch];
+    const w10 = wts[3 * c + ch],
+      w11 = wts[4 * c + ch],
+      w12 = wts[5 * c + ch];
+    const w20 = wts[6 * c + ch],
+      w21 = wts[7 * c + ch],
+      w22 = wts[8 * c + ch];
     const b = bias[ch];
     let i = ix * c + ch;
     let o = at + ch;
     if (sw === 1 && dw === 1) {
-      let a0 = x[r0 + i], b0 = x[r1 + i], d0 = x[r2 + i];
+      let a0 = x[r0 + i],
+        b0 = x[r1 + i],
+        d0 = x[r2 + i];
       i += c;
-      let a1 = x[r0 + i], b1 = x[r1 + i], d1 = x[r2 + i];
+      let a1 = x[r0 + i],
+        b1 = x[r1 + i],
+        d1 = x[r2 + i];
       i += c;
       for (let t = 0; t < count; t++, i += c, o += c) {
-        const a2 = x[r0 + i], b2 = x[r1 + i], d2 = x[r2 + i];
+        const a2 = x[r0 + i],
+          b2 = x[r1 + i],
+          d2 = x[r2 + i];
         const v = b + w00 * a0 + w01 * a1 + w02 * a2 + w10 * b0 + w11 * b1 + w12 * b2 + w20 * d0 + w21 * d1 + w22 * d2;
         out[o] = v < lo ? lo : v > hi ? hi : v;
-        a0 = a1; a1 = a2;
-        b0 = b1; b1 = b2;
-        d0 = d1; d1 = d2;
+        a0 = a1;
+        a1 = a2;
+        b0 = b1;
+        b1 = b2;
+        d0 = d1;
+        d1 = d2;
       }
     } else if (sw === 2 && dw === 1) {
-      let a0 = x[r0 + i], b0 = x[r1 + i], d0 = x[r2 + i];
+      let a0 = x[r0 + i],
+        b0 = x[r1 + i],
+        d0 = x[r2 + i];
       for (let t = 0; t < count; t++, i += c2, o += c) {
         const j1 = i + c;
         const j2 = i + c2;
-        const a1 = x[r0 + j1], b1 = x[r1 + j1], d1 = x[r2 + j1];
-        const a2 = x[r0 + j2], b2 = x[r1 + j2], d2 = x[r2 + j2];
+        const a1 = x[r0 + j1],
+          b1 = x[r1 + j1],
+          d1 = x[r2 + j1];
+        const a2 = x[r0 + j2],
+          b2 = x[r1 + j2],
+          d2 = x[r2 + j2];
         const v = b + w00 * a0 + w01 * a1 + w02 * a2 + w10 * b0 + w11 * b1 + w12 * b2 + w20 * d0 + w21 * d1 + w22 * d2;
         out[o] = v < lo ? lo : v > hi ? hi : v;
-        a0 = a2; b0 = b2; d0 = d2;
+        a0 = a2;
+        b0 = b2;
+        d0 = d2;
       }
     } else {
       for (let t = 0; t < count; t++, i += step, o += c) {
         const j1 = i + tapStride;
         const j2 = j1 + tapStride;
-        const v =
-          b +
-          w00 * x[r0 + i] + w01 * x[r0 + j1] + w02 * x[r0 + j2] +
-          w10 * x[r1 + i] + w11 * x[r1 + j1] + w12 * x[r1 + j2] +
-          w20 * x[r2 + i] + w21 * x[r2 + j1] + w22 * x[r2 + j2];
+        const v = b + w00 * x[r0 + i] + w01 * x[r0 + j1] + w02 * x[r0 + j2] + w10 * x[r1 + i] + w11 * x[r1 + j1] + w12 * x[r1 + j2] + w20 * x[r2 + i] + w21 * x[r2 + j1] + w22 * x[r2 + j2];
         out[o] = v < lo ? lo : v > hi ? hi : v;
       }
     }

@@ -91,7 +91,21 @@ export function stageWeights(heap: Float32Array, B: PackedB, bOffset: number, bi
   for (let j = B.n; j < padded; j++) heap[heapBias + j] = 0;
 }
 
-function gemmSimd(engine: SimdEngine, A: Float32Array, aOffset: number, lda: number, M: number, B: PackedB, bias: Float32Array, biasOffset: number, C: Float32Array, cOffset: number, ldc: number, lo: number, hi: number): void {
+function gemmSimd(
+  engine: SimdEngine,
+  A: Float32Array,
+  aOffset: number,
+  lda: number,
+  M: number,
+  B: PackedB,
+  bias: Float32Array,
+  biasOffset: number,
+  C: Float32Array,
+  cOffset: number,
+  ldc: number,
+  lo: number,
+  hi: number,
+): void {
   const K = B.k;
   const N = B.n;
   const chunk = chunkRows(K, N, M);
@@ -160,10 +174,22 @@ export function gemmScalar(
       const b1 = nv > 1 ? bias[bo + 1] : 0;
       const b2 = nv > 2 ? bias[bo + 2] : 0;
       const b3 = nv > 3 ? bias[bo + 3] : 0;
-      let c00 = b0, c01 = b1, c02 = b2, c03 = b3;
-      let c10 = b0, c11 = b1, c12 = b2, c13 = b3;
-      let c20 = b0, c21 = b1, c22 = b2, c23 = b3;
-      let c30 = b0, c31 = b1, c32 = b2, c33 = b3;
+      let c00 = b0,
+        c01 = b1,
+        c02 = b2,
+        c03 = b3;
+      let c10 = b0,
+        c11 = b1,
+        c12 = b2,
+        c13 = b3;
+      let c20 = b0,
+        c21 = b1,
+        c22 = b2,
+        c23 = b3;
+      let c30 = b0,
+        c31 = b1,
+        c32 = b2,
+        c33 = b3;
       let p = (half >> 1) * PANEL * K + (half & 1) * HALF;
       for (let k = 0; k < K; k++, p += PANEL) {
         const x0 = A[a0 + k];
@@ -171,13 +197,25 @@ export function gemmScalar(
         const x2 = A[a2 + k];
         const x3 = A[a3 + k];
         let w = P[p];
-        c00 += x0 * w; c10 += x1 * w; c20 += x2 * w; c30 += x3 * w;
+        c00 += x0 * w;
+        c10 += x1 * w;
+        c20 += x2 * w;
+        c30 += x3 * w;
         w = P[p + 1];
-        c01 += x0 * w; c11 += x1 * w; c21 += x2 * w; c31 += x3 * w;
+        c01 += x0 * w;
+        c11 += x1 * w;
+        c21 += x2 * w;
+        c31 += x3 * w;
         w = P[p + 2];
-        c02 += x0 * w; c12 += x1 * w; c22 += x2 * w; c32 += x3 * w;
+        c02 += x0 * w;
+        c12 += x1 * w;
+        c22 += x2 * w;
+        c32 += x3 * w;
         w = P[p + 3];
-        c03 += x0 * w; c13 += x1 * w; c23 += x2 * w; c33 += x3 * w;
+        c03 += x0 * w;
+        c13 += x1 * w;
+        c23 += x2 * w;
+        c33 += x3 * w;
       }
       const o = cRow + n0;
       if (nv >= 4) {

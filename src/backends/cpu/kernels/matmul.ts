@@ -104,7 +104,6 @@ export const matMul: Kernel = (call) => {
   }
 };
 
-
 /**
  * Gemm (ONNX): Y = alpha * op(A) * op(B) + beta * C, op = transpose when transA / transB;
  * A, B 2-D; C optional and broadcast to [M, N] (rank 0, 1 or 2).

@@ -31,7 +31,7 @@ export const resize: Kernel = (call) => {
       for (let n = 0; n < batch; n++) {
         for (let oy = 0; oy < oh; oy++) {
           const row = (n * h + ys[oy]) * w;
-          for (let ox = 0, at = ((n * oh + oy) * ow) * c; ox < ow; ox++) {
+          for (let ox = 0, at = (n * oh + oy) * ow * c; ox < ow; ox++) {
             for (let ch = 0, s = (row + xs[ox]) * c; ch < c; ch++) out[at++] = x[s + ch];
           }
         }
@@ -61,7 +61,7 @@ export const resize: Kernel = (call) => {
         const top = (n * h + y0[oy]) * w;
         const bottom = (n * h + y1[oy]) * w;
         const dy = fy[oy];
-        for (let ox = 0, at = ((n * oh + oy) * ow) * c; ox < ow; ox++) {
+        for (let ox = 0, at = (n * oh + oy) * ow * c; ox < ow; ox++) {
           const dx = fx[ox];
           const w00 = (1 - dy) * (1 - dx);
           const w01 = (1 - dy) * dx;

@@ -151,7 +151,13 @@ class Rebuild {
       this.offsets[k] = y;
       return units[k] === height && first[k] === a && last[k] === b - 1;
     }
-    const key = ids.length > 2 ? ids.slice().sort((p, q) => p - q).join(',') : '';
+    const key =
+      ids.length > 2
+        ? ids
+            .slice()
+            .sort((p, q) => p - q)
+            .join(',')
+        : '';
     if (key !== '' && this.failed.has(key)) return false;
     const ok = this.solve(ids, a, b, height, y);
     if (!ok && key !== '') this.failed.add(key);
@@ -173,7 +179,11 @@ class Rebuild {
     if (height < 0) return false;
     if (rest.length === 0) return height === 0;
     // Each piece's records in time order (the order the searches of flat-groups.ts index them by).
-    const spans = splitAtCuts((i) => first[i], (i) => last[i], rest).map((ids) => {
+    const spans = splitAtCuts(
+      (i) => first[i],
+      (i) => last[i],
+      rest,
+    ).map((ids) => {
       ids.sort((p, q) => first[p] - first[q] || p - q);
       return { ids, a: first[ids[0]], b: Math.max(...ids.map((i) => last[i])) + 1 };
     });
@@ -186,9 +196,7 @@ class Rebuild {
     const groups = new FlatGroups(rest, a, b, height, first, last, units, () => this.tick(), this.firstOnly, this.random);
     // Each flat group found: the smaller side first (a wrong group fails there soonest).
     return groups.each((group, others, g) =>
-      group.length <= others.length
-        ? this.piece(group, a, b, g, y) && this.piece(others, a, b, height - g, y + g)
-        : this.piece(others, a, b, height - g, y + g) && this.piece(group, a, b, g, y),
+      group.length <= others.length ? this.piece(group, a, b, g, y) && this.piece(others, a, b, height - g, y + g) : this.piece(others, a, b, height - g, y + g) && this.piece(group, a, b, g, y),
     );
   }
 }

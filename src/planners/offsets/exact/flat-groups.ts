@@ -121,7 +121,11 @@ export class FlatGroups {
       if (first[k] > a) starting[first[k] - a].push(i);
     }
     const sizeOf = (list: number[]): number => list.reduce((s, i) => s + units[ids[i]], 0);
-    const sums = (list: number[]): Uint8Array => subsetSums(list.map((i) => units[ids[i]]), height);
+    const sums = (list: number[]): Uint8Array =>
+      subsetSums(
+        list.map((i) => units[ids[i]]),
+        height,
+      );
     // Per candidate cut: what crosses it, and the sums subsets of what ends and starts there make.
     const cuts: { u: number; crossing: number; ends: Uint8Array; starts: Uint8Array; heights: Uint8Array }[] = [];
     for (let u = a + 1; u < b; u++) {

@@ -26,12 +26,7 @@ export interface LowestValleyOptions {
  * records). It gives up the fewest-moves choice of valley, which pays on small hard
  * parts; the caller picks.
  */
-export function searchLowestValley(
-  instance: PackingInstance,
-  capacity: number,
-  budget: Budget,
-  options: LowestValleyOptions,
-): SearchOutcome {
+export function searchLowestValley(instance: PackingInstance, capacity: number, budget: Budget, options: LowestValleyOptions): SearchOutcome {
   const { n, points, first, last, occupied, real, alignment } = instance;
   const { rank } = options;
   const memo = options.memo?.forCapacity(capacity);

@@ -89,14 +89,7 @@ function peakPoints(instance: PackingInstance): { from: number; to: number } {
  * Offsets of the whole part: the window's records where the window put them, every other
  * record by the gap search in `order`; undefined as soon as one ends above the capacity.
  */
-function complete(
-  state: PartState,
-  inWindow: readonly number[],
-  windowOffsets: Float64Array,
-  order: readonly number[],
-  capacity: number,
-  rule: FitRule,
-): Float64Array | undefined {
+function complete(state: PartState, inWindow: readonly number[], windowOffsets: Float64Array, order: readonly number[], capacity: number, rule: FitRule): Float64Array | undefined {
   const { real } = state.instances[0];
   const search = createGapSearch(state.problem, state.instances[0].alignment, state.instances[0]);
   const offsets = new Float64Array(real.length).fill(NaN);

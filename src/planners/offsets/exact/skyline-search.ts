@@ -15,10 +15,7 @@ export interface SearchOptions {
   readonly memo?: FailedStates;
 }
 
-export type SearchOutcome =
-  | { readonly status: 'found'; readonly offsets: Float64Array; readonly arena: number }
-  | { readonly status: 'infeasible' }
-  | { readonly status: 'stopped' };
+export type SearchOutcome = { readonly status: 'found'; readonly offsets: Float64Array; readonly arena: number } | { readonly status: 'infeasible' } | { readonly status: 'stopped' };
 
 /**
  * Partial packings that have no completion under some capacity: a state is the set of
@@ -120,12 +117,7 @@ export class FailedStates {
  * wrong one; an "infeasible" answer, and so an optimality claim, would then be wrong),
  * with odds far below one in 10^15 at the sizes this runs.
  */
-export function searchPacking(
-  instance: PackingInstance,
-  capacity: number,
-  budget: Budget,
-  options: SearchOptions,
-): SearchOutcome {
+export function searchPacking(instance: PackingInstance, capacity: number, budget: Budget, options: SearchOptions): SearchOutcome {
   const { n, points, first, last, occupied, real, alignment } = instance;
   const { rank } = options;
   const fitFirst = options.fitFirst === true;

@@ -32,9 +32,7 @@ export interface Instance {
 export function makeInstance(problem: Problem): Instance {
   const { records } = problem;
   const n = records.length;
-  const byPosition = records
-    .map((_, i) => i)
-    .sort((a, b) => records[b].size - records[a].size || records[a].first - records[b].first || a - b);
+  const byPosition = records.map((_, i) => i).sort((a, b) => records[b].size - records[a].size || records[a].first - records[b].first || a - b);
   const dense = denseTime(records);
   const points = dense.points;
   const record = Int32Array.from(byPosition);

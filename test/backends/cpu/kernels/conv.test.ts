@@ -126,8 +126,23 @@ function check(t: ConvCase, seed = 1): void {
 }
 
 const base: ConvCase = {
-  layout: 'NHWC', n: 1, h: 7, w: 8, c: 3, o: 5, kh: 3, kw: 3, sh: 1, sw: 1, dh: 1, dw: 1,
-  padding: { kind: 'same' }, groups: 1, weightLayout: 'OHWI', activation: 'none', bias: true,
+  layout: 'NHWC',
+  n: 1,
+  h: 7,
+  w: 8,
+  c: 3,
+  o: 5,
+  kh: 3,
+  kw: 3,
+  sh: 1,
+  sw: 1,
+  dh: 1,
+  dw: 1,
+  padding: { kind: 'same' },
+  groups: 1,
+  weightLayout: 'OHWI',
+  activation: 'none',
+  bias: true,
 };
 const PADDINGS: Padding[] = [{ kind: 'same' }, { kind: 'valid' }, { kind: 'explicit', pads: [1, 0, 2, 1] }, { kind: 'explicit', pads: [0, 2, 1, 0] }];
 const withLayout = (layout: Layout, t: Partial<ConvCase>): ConvCase => ({ ...base, layout, weightLayout: layout === 'NHWC' ? 'OHWI' : 'OIHW', ...t });
@@ -147,8 +162,16 @@ for (const simd of [true, false]) {
       describe(layout, () => {
         it('general convolutions: SAME / VALID / explicit padding, strides 1 and 2, dilation 1 and 2', () => {
           for (const padding of PADDINGS) {
-            for (const [sh, sw] of [[1, 1], [2, 2], [2, 1]]) {
-              for (const [dh, dw] of [[1, 1], [2, 2], [1, 2]]) {
+            for (const [sh, sw] of [
+              [1, 1],
+              [2, 2],
+              [2, 1],
+            ]) {
+              for (const [dh, dw] of [
+                [1, 1],
+                [2, 2],
+                [1, 2],
+              ]) {
                 check(withLayout(layout, { padding, sh, sw, dh, dw, n: 2, h: 9, w: 8, c: 3, o: 6 }));
               }
             }
@@ -156,7 +179,14 @@ for (const simd of [true, false]) {
         });
 
         it('kernels 1x1, 1x3, 3x1, 2x2, 5x5 and 7x1; odd channel counts', () => {
-          for (const [kh, kw] of [[1, 1], [1, 3], [3, 1], [2, 2], [5, 5], [7, 1]]) {
+          for (const [kh, kw] of [
+            [1, 1],
+            [1, 3],
+            [3, 1],
+            [2, 2],
+            [5, 5],
+            [7, 1],
+          ]) {
             for (const padding of PADDINGS.slice(0, 3)) check(withLayout(layout, { kh, kw, padding, c: 5, o: 7, h: 9, w: 10 }));
           }
         });
@@ -184,10 +214,25 @@ for (const simd of [true, false]) {
                 for (const dilation of [1, 2]) {
                   for (const padding of PADDINGS) {
                     const weightLayout: WeightLayout = layout === 'NHWC' ? '1HWO' : 'OIHW';
-                    check(withLayout(layout, {
-                      n: 2, h: 11, w: 10, c: 5, o: 5 * multiplier, kh: k, kw: k, sh: stride, sw: stride, dh: dilation, dw: dilation,
-                      padding, groups: 5, weightLayout, activation: 'relu6',
-                    }));
+                    check(
+                      withLayout(layout, {
+                        n: 2,
+                        h: 11,
+                        w: 10,
+                        c: 5,
+                        o: 5 * multiplier,
+                        kh: k,
+                        kw: k,
+                        sh: stride,
+                        sw: stride,
+                        dh: dilation,
+                        dw: dilation,
+                        padding,
+                        groups: 5,
+                        weightLayout,
+                        activation: 'relu6',
+                      }),
+                    );
                   }
                 }
               }
@@ -196,7 +241,13 @@ for (const simd of [true, false]) {
         });
 
         it('depthwise 3x3 on maps too small for an interior, and with weights in OHWI / OIHW', () => {
-          for (const [h, w] of [[1, 1], [2, 2], [3, 3], [2, 7], [6, 1]]) {
+          for (const [h, w] of [
+            [1, 1],
+            [2, 2],
+            [3, 3],
+            [2, 7],
+            [6, 1],
+          ]) {
             for (const stride of [1, 2]) {
               check(withLayout(layout, { h, w, c: 4, o: 4, groups: 4, sh: stride, sw: stride, weightLayout: layout === 'NHWC' ? '1HWO' : 'OIHW' }));
             }
@@ -207,7 +258,11 @@ for (const simd of [true, false]) {
         });
 
         it('grouped convolutions (2 and 3 groups)', () => {
-          for (const [groups, c, o] of [[2, 4, 6], [3, 6, 9], [2, 6, 2]]) {
+          for (const [groups, c, o] of [
+            [2, 4, 6],
+            [3, 6, 9],
+            [2, 6, 2],
+          ]) {
             for (const padding of PADDINGS.slice(0, 3)) {
               check(withLayout(layout, { groups, c, o, padding, sh: 2, sw: 2 }));
               check(withLayout(layout, { groups, c, o, padding, kh: 1, kw: 1 }));
@@ -261,13 +316,31 @@ for (const simd of [true, false]) {
           const groups = r.depthwise ? c : r.groups;
           const o = r.depthwise ? c * Math.min(r.og, 2) : r.groups * r.og;
           const t: ConvCase = {
-            layout: r.layout, n: r.n, h: r.h, w: r.w, c, o, kh: r.kh, kw: r.kw, sh: r.sh, sw: r.sw, dh: r.dh, dw: r.dw,
-            padding: r.pad, groups, weightLayout: r.layout === 'NCHW' ? 'OIHW' : r.depthwise ? '1HWO' : 'OHWI', activation: r.activation, bias: r.bias,
+            layout: r.layout,
+            n: r.n,
+            h: r.h,
+            w: r.w,
+            c,
+            o,
+            kh: r.kh,
+            kw: r.kw,
+            sh: r.sh,
+            sw: r.sw,
+            dh: r.dh,
+            dw: r.dw,
+            padding: r.pad,
+            groups,
+            weightLayout: r.layout === 'NCHW' ? 'OIHW' : r.depthwise ? '1HWO' : 'OHWI',
+            activation: r.activation,
+            bias: r.bias,
           };
           return { t, seed: r.seed };
         })
         .filter(({ t }) => axisGeometry(t.h, t.kh, t.sh, t.dh, t.padding, 0).out > 0 && axisGeometry(t.w, t.kw, t.sw, t.dw, t.padding, 1).out > 0);
-      fc.assert(fc.property(arbitrary, ({ t, seed }) => check(t, seed)), { seed: 20240601, numRuns: 300 });
+      fc.assert(
+        fc.property(arbitrary, ({ t, seed }) => check(t, seed)),
+        { seed: 20240601, numRuns: 300 },
+      );
     });
 
     it('same weights array: repacked for each use, and again when its values change', () => {

@@ -36,10 +36,22 @@ export function makeNode(spec: OpSpec, inputs: readonly string[]): Node {
  * output shape comes from shape inference unless given. The output starts filled with NaN so
  * that a value the kernel forgets to write shows.
  */
-export function runKernel(spec: OpSpec, inputs: readonly (Float32Array | undefined)[], shapes: readonly (readonly number[])[], layout: Layout = 'NHWC', outputShape?: readonly number[]): { output: Float32Array; shape: readonly number[] } {
+export function runKernel(
+  spec: OpSpec,
+  inputs: readonly (Float32Array | undefined)[],
+  shapes: readonly (readonly number[])[],
+  layout: Layout = 'NHWC',
+  outputShape?: readonly number[],
+): { output: Float32Array; shape: readonly number[] } {
   const names = inputs.map((x, k) => (x === undefined ? '' : `x${k}`));
   const node = makeNode(spec, names);
-  const shape = outputShape ?? inferOutputShapes(node, shapes.map((s, k) => (inputs[k] === undefined ? [] : s)), layout)[0];
+  const shape =
+    outputShape ??
+    inferOutputShapes(
+      node,
+      shapes.map((s, k) => (inputs[k] === undefined ? [] : s)),
+      layout,
+    )[0];
   const output = new Float32Array(count(shape)).fill(NaN);
   const call: KernelCall = { node, layout, inputs, inputShapes: shapes, output, outputShape: shape };
   const kernel = KERNELS[spec.op];

@@ -4,10 +4,28 @@ import { KERNELS } from '../../../../src/backends/cpu/kernels/index.ts';
 
 /** Every op of the IR (the type check fails when an op is added and not listed). */
 const ALL_OPS: Record<OpType, true> = {
-  Conv: true, FullyConnected: true, MatMul: true, Gemm: true, Add: true, Mul: true, Concat: true,
-  AveragePool: true, MaxPool: true, GlobalAveragePool: true, Mean: true, Pad: true, Reshape: true,
-  Flatten: true, Squeeze: true, Softmax: true, Resize: true, Relu: true, Relu6: true, Sigmoid: true,
-  Tanh: true, Dequantize: true,
+  Conv: true,
+  FullyConnected: true,
+  MatMul: true,
+  Gemm: true,
+  Add: true,
+  Mul: true,
+  Concat: true,
+  AveragePool: true,
+  MaxPool: true,
+  GlobalAveragePool: true,
+  Mean: true,
+  Pad: true,
+  Reshape: true,
+  Flatten: true,
+  Squeeze: true,
+  Softmax: true,
+  Resize: true,
+  Relu: true,
+  Relu6: true,
+  Sigmoid: true,
+  Tanh: true,
+  Dequantize: true,
 };
 
 describe('KERNELS', () => {

@@ -97,14 +97,38 @@ for (const simd of [true, false]) {
       it('2-D and batched products, batch dimensions broadcast either way', () => {
         const random = rng(5);
         for (const [aShape, bShape] of [
-          [[3, 4], [4, 5]],
-          [[1, 1], [1, 1]],
-          [[7, 9], [9, 13]],
-          [[2, 3, 4], [2, 4, 6]],
-          [[2, 3, 4], [4, 6]],
-          [[3, 4], [2, 4, 6]],
-          [[2, 1, 5, 3], [1, 3, 3, 2]],
-          [[4, 1, 2, 3], [3, 1]],
+          [
+            [3, 4],
+            [4, 5],
+          ],
+          [
+            [1, 1],
+            [1, 1],
+          ],
+          [
+            [7, 9],
+            [9, 13],
+          ],
+          [
+            [2, 3, 4],
+            [2, 4, 6],
+          ],
+          [
+            [2, 3, 4],
+            [4, 6],
+          ],
+          [
+            [3, 4],
+            [2, 4, 6],
+          ],
+          [
+            [2, 1, 5, 3],
+            [1, 3, 3, 2],
+          ],
+          [
+            [4, 1, 2, 3],
+            [3, 1],
+          ],
         ] as const) {
           const a = randomArray(count(aShape), random);
           const b = randomArray(count(bShape), random);
@@ -125,7 +149,11 @@ for (const simd of [true, false]) {
         for (const transA of [false, true]) {
           for (const transB of [false, true]) {
             for (const cShape of [undefined, [], [1], [N], [1, N], [M, 1], [M, N], [1, 1]] as const) {
-              for (const [alpha, beta] of [[1, 1], [0.5, -2], [2, 0]]) {
+              for (const [alpha, beta] of [
+                [1, 1],
+                [0.5, -2],
+                [2, 0],
+              ]) {
                 const aShape = transA ? [K, M] : [M, K];
                 const bShape = transB ? [N, K] : [K, N];
                 const a = randomArray(M * K, random);

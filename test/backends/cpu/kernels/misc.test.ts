@@ -39,12 +39,55 @@ describe('Pad', () => {
     const random = rng(33);
     for (const [shape, pads] of [
       [[5], [[2, 1]]],
-      [[3, 4], [[0, 0], [1, 2]]],
-      [[2, 3, 4], [[1, 0], [0, 0], [2, 2]]],
-      [[1, 4, 4, 3], [[0, 0], [0, 0], [0, 0], [0, 5]]],
-      [[1, 4, 4, 3], [[0, 0], [1, 1], [2, 0], [0, 0]]],
-      [[2, 2, 2, 2], [[1, 1], [1, 1], [1, 1], [1, 1]]],
-      [[2, 2], [[0, 0], [0, 0]]],
+      [
+        [3, 4],
+        [
+          [0, 0],
+          [1, 2],
+        ],
+      ],
+      [
+        [2, 3, 4],
+        [
+          [1, 0],
+          [0, 0],
+          [2, 2],
+        ],
+      ],
+      [
+        [1, 4, 4, 3],
+        [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [0, 5],
+        ],
+      ],
+      [
+        [1, 4, 4, 3],
+        [
+          [0, 0],
+          [1, 1],
+          [2, 0],
+          [0, 0],
+        ],
+      ],
+      [
+        [2, 2, 2, 2],
+        [
+          [1, 1],
+          [1, 1],
+          [1, 1],
+          [1, 1],
+        ],
+      ],
+      [
+        [2, 2],
+        [
+          [0, 0],
+          [0, 0],
+        ],
+      ],
     ] as const) {
       const x = randomArray(count(shape), random);
       const outShape = shape.map((d, k) => d + pads[k][0] + pads[k][1]);
@@ -91,7 +134,11 @@ describe('Softmax', () => {
       [[1, 2, 3, 4], 3],
       [[6], 0],
     ] as const) {
-      for (const [beta, scale] of [[1, 3], [0.5, 3], [2, 1000]]) {
+      for (const [beta, scale] of [
+        [1, 3],
+        [0.5, 3],
+        [2, 1000],
+      ]) {
         const x = randomArray(count(shape), random, scale);
         const a = axis < 0 ? axis + shape.length : axis;
         const strides = stridesOf(shape);
@@ -116,9 +163,19 @@ describe('Relu, Relu6, Sigmoid, Tanh', () => {
   it('apply their functions element by element', () => {
     const random = rng(39);
     const x = randomArray(1000, random, 10);
-    for (const [op, activation] of [['Relu', 'relu'], ['Relu6', 'relu6'], ['Sigmoid', 'sigmoid'], ['Tanh', 'tanh']] as const) {
+    for (const [op, activation] of [
+      ['Relu', 'relu'],
+      ['Relu6', 'relu6'],
+      ['Sigmoid', 'sigmoid'],
+      ['Tanh', 'tanh'],
+    ] as const) {
       const got = runKernel({ op }, [x], [[10, 100]]);
-      expectClose(got.output, Array.from(x, (v) => activate(v, activation)), 1e-6, op);
+      expectClose(
+        got.output,
+        Array.from(x, (v) => activate(v, activation)),
+        1e-6,
+        op,
+      );
     }
     expect(ACTIVATIONS.length).toBe(6);
   });

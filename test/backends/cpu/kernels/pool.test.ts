@@ -70,7 +70,12 @@ describe('AveragePool and MaxPool', () => {
       it(`${op} ${layout}: SAME (the average counts only valid pixels), VALID, explicit; strides 1 and 2`, () => {
         const paddings: Padding[] = [{ kind: 'same' }, { kind: 'valid' }, { kind: 'explicit', pads: [1, 1, 1, 1] }, { kind: 'explicit', pads: [0, 2, 1, 0] }];
         for (const padding of paddings) {
-          for (const [kh, kw] of [[3, 3], [2, 2], [1, 3], [3, 2]]) {
+          for (const [kh, kw] of [
+            [3, 3],
+            [2, 2],
+            [1, 3],
+            [3, 2],
+          ]) {
             // (Explicit pads at least as wide as the window would leave windows with no pixel.)
             if (padding.kind === 'explicit' && (Math.max(padding.pads[0], padding.pads[2]) >= kh || Math.max(padding.pads[1], padding.pads[3]) >= kw)) continue;
             for (const stride of [1, 2]) check({ op, layout, n: 2, h: 7, w: 6, c: 3, kh, kw, sh: stride, sw: stride, padding, activation: 'none' });
@@ -126,7 +131,11 @@ describe('GlobalAveragePool', () => {
   for (const layout of ['NHWC', 'NCHW'] as const) {
     it(`${layout}: the mean over height and width of each channel`, () => {
       const random = rng(21);
-      for (const [n, h, w, c] of [[1, 7, 7, 5], [2, 3, 4, 6], [1, 1, 1, 3]]) {
+      for (const [n, h, w, c] of [
+        [1, 7, 7, 5],
+        [2, 3, 4, 6],
+        [1, 1, 1, 3],
+      ]) {
         const inShape = shape4(layout, n, h, w, c);
         const x = randomArray(count(inShape), random);
         const want = new Float64Array(n * c);
@@ -149,12 +158,24 @@ describe('Mean', () => {
   it('any axes (negative too), keepDims or not', () => {
     const random = rng(23);
     for (const [shape, axes] of [
-      [[2, 3, 4, 5], [1, 2]],
+      [
+        [2, 3, 4, 5],
+        [1, 2],
+      ],
       [[2, 3, 4, 5], [-1]],
       [[2, 3, 4, 5], [0]],
-      [[2, 3, 4, 5], [0, 3]],
-      [[2, 3, 4, 5], [0, 1, 2, 3]],
-      [[2, 3, 4, 5], [2, -3]],
+      [
+        [2, 3, 4, 5],
+        [0, 3],
+      ],
+      [
+        [2, 3, 4, 5],
+        [0, 1, 2, 3],
+      ],
+      [
+        [2, 3, 4, 5],
+        [2, -3],
+      ],
       [[6], [0]],
       [[3, 7], [1]],
       [[3, 1, 7], [1]],

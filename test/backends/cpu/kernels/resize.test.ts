@@ -8,7 +8,19 @@ const f = Math.fround;
  * TFLite's resize_bilinear / resize_nearest_neighbor reference kernels, transcribed per
  * output pixel: the scale and the source coordinate are float32 values.
  */
-function reference(mode: 'bilinear' | 'nearest', layout: Layout, x: Float32Array, n: number, h: number, w: number, c: number, oh: number, ow: number, alignCorners: boolean, halfPixelCenters: boolean): Float64Array {
+function reference(
+  mode: 'bilinear' | 'nearest',
+  layout: Layout,
+  x: Float32Array,
+  n: number,
+  h: number,
+  w: number,
+  c: number,
+  oh: number,
+  ow: number,
+  alignCorners: boolean,
+  halfPixelCenters: boolean,
+): Float64Array {
   const inShape = shape4(layout, n, h, w, c);
   const outShape = shape4(layout, n, oh, ow, c);
   const out = new Float64Array(count(outShape));
@@ -28,11 +40,7 @@ function reference(mode: 'bilinear' | 'nearest', layout: Layout, x: Float32Array
             const x0 = Math.max(Math.floor(inX), 0);
             const x1 = Math.min(Math.ceil(inX), w - 1);
             const v = (yy: number, xv: number): number => x[at4(layout, inShape, b, yy, xv, ch)];
-            value =
-              v(y0, x0) * (1 - (inY - y0)) * (1 - (inX - x0)) +
-              v(y1, x0) * (inY - y0) * (1 - (inX - x0)) +
-              v(y0, x1) * (1 - (inY - y0)) * (inX - x0) +
-              v(y1, x1) * (inY - y0) * (inX - x0);
+            value = v(y0, x0) * (1 - (inY - y0)) * (1 - (inX - x0)) + v(y1, x0) * (inY - y0) * (1 - (inX - x0)) + v(y0, x1) * (1 - (inY - y0)) * (inX - x0) + v(y1, x1) * (inY - y0) * (inX - x0);
           } else {
             const nearest = (o: number, size: number, s: number): number => {
               const p = f(f(o + (halfPixelCenters ? 0.5 : 0)) * s);
@@ -74,8 +82,20 @@ describe('Resize', () => {
     it(`${layout}: up, down and identity sizes; alignCorners true / false; halfPixelCenters`, () => {
       const random = rng(41);
       for (const mode of ['bilinear', 'nearest'] as const) {
-        for (const [h, w, oh, ow] of [[4, 5, 8, 10], [5, 4, 3, 7], [33, 33, 33, 33], [3, 3, 257 % 20, 11], [1, 1, 3, 2], [6, 6, 1, 1], [7, 3, 13, 5]]) {
-          for (const [alignCorners, halfPixelCenters] of [[false, false], [true, false], [false, true]]) {
+        for (const [h, w, oh, ow] of [
+          [4, 5, 8, 10],
+          [5, 4, 3, 7],
+          [33, 33, 33, 33],
+          [3, 3, 257 % 20, 11],
+          [1, 1, 3, 2],
+          [6, 6, 1, 1],
+          [7, 3, 13, 5],
+        ]) {
+          for (const [alignCorners, halfPixelCenters] of [
+            [false, false],
+            [true, false],
+            [false, true],
+          ]) {
             const n = 2;
             const c = 3;
             const inShape = shape4(layout, n, h, w, c);

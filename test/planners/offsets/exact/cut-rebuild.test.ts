@@ -110,7 +110,10 @@ describe('rebuildCut', () => {
     expect(rebuildWhole(uneven, 6, budget).status).toBe('stopped');
     expect(budget.nodesUsed).toBe(0);
     const { problem } = plantedProblem(50, 1, 'guillotine');
-    const odd = makeProblem('odd', problem.records.map((r) => ({ ...r, size: r.size - 1 })));
+    const odd = makeProblem(
+      'odd',
+      problem.records.map((r) => ({ ...r, size: r.size - 1 })),
+    );
     expect(rebuildWhole(odd, PLANTED_HEIGHT, budget, 4096).status).toBe('stopped');
     expect(budget.nodesUsed).toBe(0);
   });

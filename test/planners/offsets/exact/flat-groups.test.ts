@@ -23,9 +23,20 @@ function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most:
   const all = problem.records.map((_, i) => i);
   const found: { group: number[]; rest: number[]; g: number }[] = [];
   let ticks = 0;
-  const groups = new FlatGroups(all, 0, points, PLANTED_HEIGHT / PLANTED_GRAIN, first, last, units, () => {
-    if (++ticks > 50_000) throw new Error('out of ticks');
-  }, firstOnly, random);
+  const groups = new FlatGroups(
+    all,
+    0,
+    points,
+    PLANTED_HEIGHT / PLANTED_GRAIN,
+    first,
+    last,
+    units,
+    () => {
+      if (++ticks > 50_000) throw new Error('out of ticks');
+    },
+    firstOnly,
+    random,
+  );
   groups.each((group, rest, g) => {
     found.push({ group, rest, g });
     return found.length >= most;
@@ -36,36 +47,53 @@ function groupsOf(n: number, seed: number, family: 'guillotine' | 'lanes', most:
 describe('FlatGroups', () => {
   it('reports only groups of the same live size at every point, with a time cut, the rest its complement', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 4, max: 40 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom('guillotine' as const, 'lanes' as const), fc.boolean(), fc.option(fc.integer({ min: 0, max: 1000 })), (n, seed, family, firstOnly, drawn) => {
-        const random = drawn === null ? undefined : mulberry32(drawn);
-        const { found, first, last, units, points } = groupsOf(n, seed, family, 5, firstOnly, random);
-        for (const { group, rest, g } of found) {
-          expect(group.length + rest.length).toBe(n);
-          expect(new Set([...group, ...rest]).size).toBe(n);
-          expect(flatWithCut(group, g, first, last, units, points)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 4, max: 40 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom('guillotine' as const, 'lanes' as const),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 0, max: 1000 })),
+        (n, seed, family, firstOnly, drawn) => {
+          const random = drawn === null ? undefined : mulberry32(drawn);
+          const { found, first, last, units, points } = groupsOf(n, seed, family, 5, firstOnly, random);
+          for (const { group, rest, g } of found) {
+            expect(group.length + rest.length).toBe(n);
+            expect(new Set([...group, ...rest]).size).toBe(n);
+            expect(flatWithCut(group, g, first, last, units, points)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('enumerates every flat group with a time cut, as a check of all subsets does (its pruning drops none)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 3, max: 12 }), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom('guillotine' as const, 'lanes' as const), fc.option(fc.integer({ min: 0, max: 1000 })), (n, seed, family, drawn) => {
-        const random = drawn === null ? undefined : mulberry32(drawn);
-        const { found, first, last, units, points } = groupsOf(n, seed, family, Infinity, false, random);
-        const key = (group: number[]) => group.slice().sort((p, q) => p - q).join(',');
-        const reported = new Set(found.map(({ group }) => key(group)));
-        const height = PLANTED_HEIGHT / PLANTED_GRAIN;
-        const expected = new Set<string>();
-        for (let mask = 1; mask < (1 << n) - 1; mask++) {
-          const group = Array.from({ length: n }, (_, k) => k).filter((k) => (mask >> k) & 1);
-          let g = 0;
-          for (const k of group) if (first[k] === 0) g += units[k];
-          if (g > 0 && g < height && flatWithCut(group, g, first, last, units, points)) expected.add(key(group));
-        }
-        expect(reported).toEqual(expected);
-      }),
+      fc.property(
+        fc.integer({ min: 3, max: 12 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.constantFrom('guillotine' as const, 'lanes' as const),
+        fc.option(fc.integer({ min: 0, max: 1000 })),
+        (n, seed, family, drawn) => {
+          const random = drawn === null ? undefined : mulberry32(drawn);
+          const { found, first, last, units, points } = groupsOf(n, seed, family, Infinity, false, random);
+          const key = (group: number[]) =>
+            group
+              .slice()
+              .sort((p, q) => p - q)
+              .join(',');
+          const reported = new Set(found.map(({ group }) => key(group)));
+          const height = PLANTED_HEIGHT / PLANTED_GRAIN;
+          const expected = new Set<string>();
+          for (let mask = 1; mask < (1 << n) - 1; mask++) {
+            const group = Array.from({ length: n }, (_, k) => k).filter((k) => (mask >> k) & 1);
+            let g = 0;
+            for (const k of group) if (first[k] === 0) g += units[k];
+            if (g > 0 && g < height && flatWithCut(group, g, first, last, units, points)) expected.add(key(group));
+          }
+          expect(reported).toEqual(expected);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -49,10 +49,20 @@ function someGroupByBruteForce(piece: Piece, g: number): boolean {
 function groups(piece: Piece, g: number, most = Infinity): number[][] {
   const found: number[][] = [];
   const all = Array.from(piece.units, (_, k) => k);
-  eachFlatGroup(all, 0, piece.points, g, piece.first, piece.last, piece.units, () => {}, (group) => {
-    found.push(group);
-    return found.length >= most;
-  });
+  eachFlatGroup(
+    all,
+    0,
+    piece.points,
+    g,
+    piece.first,
+    piece.last,
+    piece.units,
+    () => {},
+    (group) => {
+      found.push(group);
+      return found.length >= most;
+    },
+  );
   return found;
 }
 
@@ -75,7 +85,10 @@ describe('eachFlatGroup', () => {
         for (const group of found) {
           expect(flatWithCut(piece, group, g)).toBe(true);
           expect(group.every((k) => piece.units[k] > 0)).toBe(true);
-          const key = group.slice().sort((p, q) => p - q).join(',');
+          const key = group
+            .slice()
+            .sort((p, q) => p - q)
+            .join(',');
           expect(seen.has(key)).toBe(false);
           seen.add(key);
         }
@@ -92,13 +105,27 @@ describe('eachFlatGroup', () => {
       last: Int32Array.from([0, 2, 1, 2, 2]),
       units: Int32Array.from([1, 1, 1, 1, 1]),
     };
-    expect(groups(piece, 1).map((group) => group.slice().sort()).sort()).toEqual([
+    expect(
+      groups(piece, 1)
+        .map((group) => group.slice().sort())
+        .sort(),
+    ).toEqual([
       [0, 1],
       [2, 3],
     ]);
     let ticks = 0;
     const all = [0, 1, 2, 3, 4];
-    const accepted = eachFlatGroup(all, 0, 3, 1, piece.first, piece.last, piece.units, () => void ticks++, () => true);
+    const accepted = eachFlatGroup(
+      all,
+      0,
+      3,
+      1,
+      piece.first,
+      piece.last,
+      piece.units,
+      () => void ticks++,
+      () => true,
+    );
     expect(accepted).toBe(true);
     // The first group is found on the first path: one visit per point and one at the end.
     expect(ticks).toBe(4);

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { FloorTree } from '../../../../src/planners/offsets/exact/floor-tree.ts';
 
 /** One change to the skyline: a range set to a height, or one point's coverage switched. */
-type Step = { readonly kind: 'assign'; readonly a: number; readonly b: number; readonly height: number } | { readonly kind: 'cover'; readonly t: number; readonly covered: boolean; readonly height: number };
+type Step =
+  | { readonly kind: 'assign'; readonly a: number; readonly b: number; readonly height: number }
+  | { readonly kind: 'cover'; readonly t: number; readonly covered: boolean; readonly height: number };
 
 const runs = fc.integer({ min: 1, max: 40 }).chain((points) =>
   fc.record({

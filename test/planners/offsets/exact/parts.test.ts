@@ -14,10 +14,10 @@ import { solveOffsetsExact } from '../../../../src/planners/offsets/exact/solve.
  */
 const chainedProblems: fc.Arbitrary<Problem> = fc
   .record({
-    chains: fc.array(
-      fc.record({ first: fc.integer({ min: 0, max: 12 }), links: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 }), size: fc.integer({ min: 1, max: 9 }) }),
-      { minLength: 1, maxLength: 10 },
-    ),
+    chains: fc.array(fc.record({ first: fc.integer({ min: 0, max: 12 }), links: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 4 }), size: fc.integer({ min: 1, max: 9 }) }), {
+      minLength: 1,
+      maxLength: 10,
+    }),
     loose: fc.array(fc.record({ first: fc.integer({ min: 0, max: 20 }), length: fc.integer({ min: 0, max: 5 }), size: fc.integer({ min: 1, max: 9 }) }), { maxLength: 6 }),
   })
   .map(({ chains, loose }) => {

@@ -34,8 +34,21 @@ describe('packAroundPeak', () => {
 
   it('packs a peaked trace at its breadth bound where both greedy plans the paper recommends miss it', () => {
     // [size, first, last]; found by a random search for such a case.
-    const rows = [[6, 4, 6], [5, 3, 4], [3, 9, 11], [6, 2, 3], [6, 5, 5], [2, 1, 5], [7, 1, 1], [7, 6, 9], [1, 8, 8]];
-    const problem = makeProblem('peaked', rows.map(([size, first, last], i) => ({ id: `t${i}`, size, first, last })));
+    const rows = [
+      [6, 4, 6],
+      [5, 3, 4],
+      [3, 9, 11],
+      [6, 2, 3],
+      [6, 5, 5],
+      [2, 1, 5],
+      [7, 1, 1],
+      [7, 6, 9],
+      [1, 8, 8],
+    ];
+    const problem = makeProblem(
+      'peaked',
+      rows.map(([size, first, last], i) => ({ id: `t${i}`, size, first, last })),
+    );
     const bound = lowerBounds(problem).offsets;
     expect(bestOf.plan(problem).footprint).toBeGreaterThan(bound);
     const outcome = packAroundPeak(wholePartState(problem, 1), bound, Budget.of(5_000));

@@ -13,13 +13,15 @@ describe('RunBreaks', () => {
   it('ends every run where a walk over the points ends it, through changes of heights and rests refreshed by range', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 90 }).chain((points) =>
-          fc.tuple(
-            fc.array(fc.integer({ min: 0, max: 3 }), { minLength: points, maxLength: points }),
-            fc.array(fc.integer({ min: 0, max: 2 }), { minLength: points, maxLength: points }),
-            fc.array(fc.tuple(fc.nat(points - 1), fc.nat(points - 1), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 2 })), { maxLength: 20 }),
+        fc
+          .integer({ min: 1, max: 90 })
+          .chain((points) =>
+            fc.tuple(
+              fc.array(fc.integer({ min: 0, max: 3 }), { minLength: points, maxLength: points }),
+              fc.array(fc.integer({ min: 0, max: 2 }), { minLength: points, maxLength: points }),
+              fc.array(fc.tuple(fc.nat(points - 1), fc.nat(points - 1), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 2 })), { maxLength: 20 }),
+            ),
           ),
-        ),
         ([heights, rests, changes]) => {
           const sky = Float64Array.from(heights);
           const rest = Float64Array.from(rests);

@@ -51,9 +51,11 @@ describe('WaitingByFirst', () => {
   it('keeps exactly the records not placed in front of each point, through placements and their undos in reverse order', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 6 }).chain((points) =>
-          fc.tuple(fc.constant(points), fc.array(fc.integer({ min: 0, max: points - 1 }), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(fc.boolean(), fc.nat()), { maxLength: 80 })),
-        ),
+        fc
+          .integer({ min: 1, max: 6 })
+          .chain((points) =>
+            fc.tuple(fc.constant(points), fc.array(fc.integer({ min: 0, max: points - 1 }), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(fc.boolean(), fc.nat()), { maxLength: 80 })),
+          ),
         ([points, firsts, steps]) => {
           const records = layout(firsts, points);
           const waiting = new WaitingByFirst(records);
