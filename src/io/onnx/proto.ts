@@ -30,6 +30,9 @@ export const ONNX_TYPE = {
   UINT64: 13,
 } as const;
 
+/** An element type's name, for messages. */
+export const ONNX_TYPE_NAME: Record<number, string> = Object.fromEntries(Object.entries(ONNX_TYPE).map(([k, v]) => [v, k]));
+
 /** ONNX AttributeProto.AttributeType codes. */
 export const ATTRIBUTE_TYPE = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, GRAPH: 5, FLOATS: 6, INTS: 7, STRINGS: 8 } as const;
 

@@ -1,27 +1,28 @@
 import { DTYPE_BYTES, type DType } from '../../graph/dtype.ts';
-import { GraphError, elementCount, type Activation, type Graph, type Node, type Padding, type Tensor } from '../../graph/ir.ts';
-import { inferOutputShapes, resolveReshape, samePadding } from '../../graph/shape-inference.ts';
+import { GraphError, elementCount, type Activation, type Graph, type Node, type Tensor } from '../../graph/ir.ts';
+import { inferOutputShapes } from '../../graph/shape-inference.ts';
 import { InputError } from '../input-error.ts';
 import {
-  ATTRIBUTE_TYPE,
   EXTERNAL,
   FLAT_SUFFIX,
   NHWC_OUT_SUFFIX,
   NHWC_SUFFIX,
   ONNX_TYPE,
+  ONNX_TYPE_NAME,
   PRE_SUFFIX,
   TO_NCHW,
   TO_NHWC,
   TWO_D_SUFFIX,
   onnx,
-  type AttributeProto,
   type GraphProto,
   type ModelProto,
   type NodeProto,
   type TensorProto,
   type ValueInfoProto,
 } from './proto.ts';
-import { numbersOf, typedArrayOf } from './tensor-data.ts';
+import { typedArrayOf } from './tensor-data.ts';
+import { NodeView, type Int64 } from './node-view.ts';
+import { entryInputs, entryOutputs, mapNode, type Entry } from './op-mapping.ts';
 
 export interface ReadOnnxOptions {
   /** Shapes for graph inputs with dynamic dimensions (the command line's --input-shape). */
@@ -87,29 +88,14 @@ const DTYPE_OF_ONNX: Partial<Record<number, DType>> = {
   [ONNX_TYPE.DOUBLE]: 'float64',
 };
 
-const ONNX_TYPE_NAME: Record<number, string> = Object.fromEntries(Object.entries(ONNX_TYPE).map(([k, v]) => [v, k]));
-
 /** Ops whose IR form carries a fused activation. */
 const TAKES_ACTIVATION = new Set<Node['op']>(['Conv', 'FullyConnected', 'Add', 'Mul', 'Concat', 'AveragePool', 'MaxPool']);
-
-/** A protobufjs int64 (Long) or number. */
-type Int64 = number | { toNumber(): number; toString(): string } | null | undefined;
 
 /** A declared shape: undefined dims are dynamic; `dims` undefined is an unknown rank. */
 interface Declared {
   readonly dims: readonly (number | undefined)[] | undefined;
   readonly elemType: number;
 }
-
-/** A mapped node, or a standalone activation that may still be fused (see readOnnx). */
-type Entry =
-  | { readonly kind: 'node'; node: Node }
-  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string }
-  /** Only the writer's Transposes around a Reshape (`Y:nhwc`, `Y:nhwc-out`) are read. */
-  | { readonly kind: 'transpose'; readonly perm: readonly number[]; readonly name: string; readonly input: string; readonly output: string };
-
-const entryInputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.inputs : [entry.input]);
-const entryOutputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.outputs : [entry.output]);
 
 const MAX_BYTES = Number.MAX_SAFE_INTEGER;
 const CONSTANT_OF_SHAPE_LIMIT = 1 << 16;
@@ -320,7 +306,7 @@ class OnnxReader {
       this.alias.set(node.outputs[0], node.inputs[0] ?? '');
       return;
     }
-    const entry = this.mapNode(node);
+    const entry = mapNode(node);
     const inputShapes = entryInputs(entry).map((name) => (name === '' ? [] : this.shape(name)));
     let shapes: number[][];
     if (entry.kind === 'node') {
@@ -387,162 +373,6 @@ class OnnxReader {
       data = typedArrayOf(dtype, out.buffer);
     }
     this.tensors.set(output, { name: output, shape, dtype, constant: true, data });
-  }
-
-  private mapNode(node: NodeView): Entry {
-    const { opType, inputs, opset } = node;
-    const x = inputs[0] ?? '';
-    const xs = node.inputShape(0);
-    const ir = (spec: Record<string, unknown>, ins: readonly string[] = [x], required = 1): Entry => {
-      const trimmed = [...ins];
-      while (trimmed.length > 1 && trimmed[trimmed.length - 1] === '') trimmed.pop();
-      if (trimmed.length < required || trimmed.slice(0, required).some((name) => name === '' || name === undefined)) {
-        node.fail(`it needs ${required === 1 ? 'an input' : `${required} inputs`}`);
-      }
-      return { kind: 'node', node: { ...spec, name: node.name, inputs: trimmed, outputs: [node.outputs[0]] } as unknown as Node };
-    };
-    const activation = (kind: Exclude<Activation, 'none'>): Entry => {
-      if (x === '') node.fail('its input is missing');
-      return { kind: 'activation', activation: kind, name: node.name, input: x, output: node.outputs[0] };
-    };
-    switch (opType) {
-      case 'Conv': {
-        if (!inputs[1]) node.fail('it has no weights');
-        const ws = node.inputShape(1);
-        if (xs.length !== 4 || ws.length !== 4) node.fail(`only 2-D convolutions are supported (input [${xs}], weights [${ws}])`);
-        const kernel = node.pair('kernel_shape', [ws[2], ws[3]], 1);
-        if (kernel[0] !== ws[2] || kernel[1] !== ws[3]) node.fail(`kernel_shape [${kernel}] does not match the weights [${ws}]`);
-        const strides = node.pair('strides', [1, 1], 1);
-        const dilations = node.pair('dilations', [1, 1], 1);
-        const groups = node.int('group', 1);
-        if (groups < 1 || xs[1] !== ws[1] * groups) node.fail(`input [${xs}] with group ${groups} does not fit weights [${ws}]`);
-        const padding = node.windowPadding(xs, kernel, strides, dilations, false);
-        return ir({ op: 'Conv', kernel, strides, dilations, padding, groups, outChannels: ws[0], weightLayout: 'OIHW', activation: 'none' }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
-      }
-      case 'AveragePool':
-      case 'MaxPool': {
-        if (xs.length !== 4) node.fail(`only 2-D pooling is supported (input [${xs}])`);
-        const kernel = node.pair('kernel_shape', undefined, 1);
-        const strides = node.pair('strides', [1, 1], 1);
-        const dilations = node.pair('dilations', [1, 1], 1);
-        if (dilations[0] !== 1 || dilations[1] !== 1) node.fail('dilated pooling is not supported');
-        const padding = node.windowPadding(xs, kernel, strides, [1, 1], node.int('ceil_mode', 0) === 1);
-        return ir({ op: opType, kernel, strides, padding, activation: 'none' });
-      }
-      case 'GlobalAveragePool':
-        return ir({ op: 'GlobalAveragePool' });
-      case 'GlobalMaxPool':
-        if (xs.length !== 4) node.fail(`only 2-D pooling is supported (input [${xs}])`);
-        return ir({ op: 'MaxPool', kernel: [xs[2], xs[3]], strides: [1, 1], padding: { kind: 'valid' }, activation: 'none' });
-      case 'Gemm':
-        return ir(
-          { op: 'Gemm', transA: node.int('transA', 0) !== 0, transB: node.int('transB', 0) !== 0, alpha: node.float('alpha', 1), beta: node.float('beta', 1) },
-          [x, inputs[1] ?? '', inputs[2] ?? ''],
-          2,
-        );
-      case 'MatMul':
-        return ir({ op: 'MatMul' }, [x, inputs[1] ?? ''], 2);
-      case 'Add':
-      case 'Mul':
-        return ir({ op: opType, activation: 'none' }, [x, inputs[1] ?? ''], 2);
-      case 'Concat': {
-        const axis = node.int('axis', opset < 4 ? 1 : undefined);
-        return ir(
-          { op: 'Concat', axis, activation: 'none' },
-          inputs.filter((name) => name !== ''),
-        );
-      }
-      case 'ReduceMean': {
-        const axes = opset >= 18 ? (node.constInts(1, 'axes') ?? []) : (node.ints('axes') ?? []);
-        const keepDims = node.int('keepdims', 1) !== 0;
-        const noop = node.int('noop_with_empty_axes', 0) !== 0;
-        return ir({ op: 'Mean', axes: axes.length === 0 && !noop ? xs.map((_, k) => k) : axes, keepDims });
-      }
-      case 'Pad': {
-        const mode = node.string('mode', 'constant');
-        if (mode !== 'constant') node.fail(`Pad mode ${mode} is not supported (only constant)`);
-        const flat = opset >= 11 ? node.constInts(1, 'pads') : (node.ints('pads') ?? node.ints('paddings'));
-        if (flat === undefined) node.fail('it has no pads');
-        const axes = (opset >= 18 ? node.constInts(3, 'axes') : undefined) ?? xs.map((_, k) => k);
-        if (flat.length !== 2 * axes.length) node.fail(`${flat.length} pads for ${axes.length} axes`);
-        const pads = xs.map((): [number, number] => [0, 0]);
-        axes.forEach((axis, k) => {
-          const a = axis < 0 ? axis + xs.length : axis;
-          if (a < 0 || a >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
-          pads[a] = [flat[k], flat[k + axes.length]];
-        });
-        return ir({ op: 'Pad', pads });
-      }
-      case 'Reshape': {
-        const target = opset >= 5 ? node.constInts(1, 'shape') : node.ints('shape');
-        if (target === undefined) node.fail('it has no target shape');
-        if (node.int('allowzero', 0) !== 0 && target.includes(0)) node.fail('allowzero with a 0 in the shape is not supported');
-        return ir({ op: 'Reshape', shape: node.resolveReshape(xs, target) });
-      }
-      case 'Unsqueeze': {
-        const axes = (opset >= 13 ? node.constInts(1, 'axes') : node.ints('axes')) ?? [];
-        const rank = xs.length + axes.length;
-        const at = new Set(axes.map((a) => (a < 0 ? a + rank : a)));
-        if (at.size !== axes.length || [...at].some((a) => a < 0 || a >= rank)) node.fail(`axes [${axes}] do not fit rank ${rank}`);
-        const shape: number[] = [];
-        let next = 0;
-        for (let k = 0; k < rank; k++) shape.push(at.has(k) ? 1 : xs[next++]);
-        return ir({ op: 'Reshape', shape });
-      }
-      case 'Flatten': {
-        const axis = node.int('axis', 1);
-        if (axis < -xs.length || axis > xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
-        return ir({ op: 'Flatten', axis });
-      }
-      case 'Squeeze': {
-        const axes = (opset >= 13 ? node.constInts(1, 'axes') : node.ints('axes')) ?? [];
-        for (const axis of axes) {
-          const a = axis < 0 ? axis + xs.length : axis;
-          if (xs[a] !== 1) node.fail(`axis ${axis} of [${xs}] is not 1`);
-        }
-        return ir({ op: 'Squeeze', axes });
-      }
-      case 'Softmax': {
-        const axis = node.int('axis', opset < 13 ? 1 : -1);
-        if (axis < -xs.length || axis >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
-        return ir({ op: 'Softmax', axis, beta: 1 });
-      }
-      case 'Resize':
-      case 'Upsample':
-        return ir(node.resize(xs));
-      case 'Transpose': {
-        const perm = node.ints('perm') ?? [3, 2, 1, 0];
-        if (xs.length !== 4 || (perm.join() !== TO_NHWC.join() && perm.join() !== TO_NCHW.join())) node.fail('op type Transpose is not supported');
-        return { kind: 'transpose', perm, name: node.name, input: x, output: node.outputs[0] };
-      }
-      case 'Relu':
-        return activation('relu');
-      case 'Sigmoid':
-        return activation('sigmoid');
-      case 'Tanh':
-        return activation('tanh');
-      case 'Clip': {
-        const min = opset >= 11 ? (node.constFloats(1, 'min')?.[0] ?? -Infinity) : node.float('min', -Infinity);
-        const max = opset >= 11 ? (node.constFloats(2, 'max')?.[0] ?? Infinity) : node.float('max', Infinity);
-        if (min === 0 && max === 6) return activation('relu6');
-        if (min === 0 && (max === Infinity || max >= 3.4e38)) return activation('relu');
-        if (min === -1 && max === 1) return activation('relu-n1-to-1');
-        return node.fail(`Clip(${min}, ${max}) is not supported; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are`);
-      }
-      case 'DequantizeLinear':
-        for (const k of [1, 2]) if (inputs[k] && !this.tensors.get(inputs[k])?.constant) node.fail(`its ${k === 1 ? 'scale' : 'zero point'} ${inputs[k]} must be a constant`);
-        return ir({ op: 'Dequantize' }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
-      case 'Cast': {
-        const to = node.int('to', 0);
-        const from = this.tensors.get(x)?.dtype;
-        if (to !== ONNX_TYPE.FLOAT || (from !== 'float16' && from !== 'float32')) {
-          node.fail(`only a Cast from float16 or float32 to float32 is supported (as Dequantize), not ${from} to ${ONNX_TYPE_NAME[to] ?? to}`);
-        }
-        return ir({ op: 'Dequantize' });
-      }
-      default:
-        return node.fail(`op type ${opType} is not supported`);
-    }
   }
 
   // ----- folding the writer's markers back -----
@@ -684,211 +514,5 @@ class OnnxReader {
     });
     for (const name of dropped) this.tensors.delete(name);
     return nodes;
-  }
-}
-
-/** One ONNX node with typed access to its attributes and constant inputs. */
-class NodeView {
-  readonly inputs: string[];
-  readonly outputs: string[];
-
-  constructor(
-    private readonly proto: NodeProto,
-    readonly name: string,
-    readonly opType: string,
-    private readonly reader: OnnxReader,
-  ) {
-    this.inputs = (proto.input ?? []).map((n) => reader.resolve(n ?? ''));
-    this.outputs = (proto.output ?? []).map((n) => n ?? '');
-  }
-
-  get opset(): number {
-    return this.reader.opsetVersion;
-  }
-
-  fail(problem: string): never {
-    throw new GraphError(`${this.reader.fileName}: node ${this.name} (${this.opType}): ${problem}.`);
-  }
-
-  inputShape(k: number): readonly number[] {
-    const name = this.inputs[k];
-    return name ? this.reader.shape(name) : [];
-  }
-
-  private attribute(name: string, type: number): AttributeProto | undefined {
-    const attribute = (this.proto.attribute ?? []).find((a) => a.name === name);
-    if (attribute === undefined) return undefined;
-    if (attribute.type !== type && attribute.type) this.fail(`attribute ${name} has the wrong type`);
-    return attribute;
-  }
-
-  private whole(value: Int64, what: string): number {
-    const n = typeof value === 'number' ? value : value == null ? 0 : value.toNumber();
-    if (!Number.isSafeInteger(n)) this.fail(`${what} is not a whole number below 2^53`);
-    return n;
-  }
-
-  int(name: string, fallback: number | undefined): number {
-    const attribute = this.attribute(name, ATTRIBUTE_TYPE.INT);
-    if (attribute === undefined) {
-      if (fallback === undefined) this.fail(`attribute ${name} is missing`);
-      return fallback;
-    }
-    return this.whole(attribute.i, `attribute ${name}`);
-  }
-
-  ints(name: string): number[] | undefined {
-    const attribute = this.attribute(name, ATTRIBUTE_TYPE.INTS);
-    return attribute === undefined ? undefined : (attribute.ints ?? []).map((v) => this.whole(v, `attribute ${name}`));
-  }
-
-  float(name: string, fallback: number): number {
-    const attribute = this.attribute(name, ATTRIBUTE_TYPE.FLOAT);
-    return attribute === undefined ? fallback : (attribute.f ?? 0);
-  }
-
-  floats(name: string): number[] | undefined {
-    const attribute = this.attribute(name, ATTRIBUTE_TYPE.FLOATS);
-    return attribute === undefined ? undefined : [...(attribute.floats ?? [])];
-  }
-
-  string(name: string, fallback: string): string {
-    const attribute = this.attribute(name, ATTRIBUTE_TYPE.STRING);
-    return attribute === undefined ? fallback : new TextDecoder().decode(attribute.s ?? new Uint8Array());
-  }
-
-  /** A two-element attribute (kernel, strides, dilations), each at least `min`. */
-  pair(name: string, fallback: readonly [number, number] | undefined, min: number): [number, number] {
-    const values = this.ints(name) ?? fallback;
-    if (values === undefined) this.fail(`attribute ${name} is missing`);
-    if (values.length !== 2 || values.some((v) => v < min)) this.fail(`attribute ${name} [${values}] must be two numbers of at least ${min}`);
-    return [values[0], values[1]];
-  }
-
-  /** The values of constant input k, or undefined when the input is absent or empty. */
-  private constNumbers(k: number, what: string): number[] | undefined {
-    const name = this.inputs[k];
-    if (!name) return undefined;
-    const tensor = this.reader.tensor(name);
-    if (!tensor?.constant) this.fail(`its ${what} input ${name} must be a constant`);
-    if (tensor.data === undefined) this.fail(`its ${what} input ${name} has no data in the file`);
-    const values = numbersOf(tensor.data, tensor.dtype, elementCount(tensor.shape));
-    if (values === undefined) this.fail(`its ${what} input ${name} has data that does not fit its shape`);
-    return values;
-  }
-
-  constInts(k: number, what: string): number[] | undefined {
-    const values = this.constNumbers(k, what);
-    return values?.map((v) => this.whole(v, `a value of its ${what} input`));
-  }
-
-  constFloats(k: number, what: string): number[] | undefined {
-    return this.constNumbers(k, what);
-  }
-
-  attributeTensor(name: string): TensorProto | undefined {
-    return this.attribute(name, ATTRIBUTE_TYPE.TENSOR)?.t ?? undefined;
-  }
-
-  /** The value of a Constant node as a tensor. */
-  constantValue(): TensorProto {
-    const attribute = (this.proto.attribute ?? []).find((a) => a.name?.startsWith('value'));
-    switch (attribute?.name) {
-      case 'value':
-        if (!attribute.t) this.fail('attribute value holds no tensor');
-        return attribute.t;
-      case 'value_float':
-        return { dims: [], dataType: ONNX_TYPE.FLOAT, floatData: [attribute.f ?? 0] };
-      case 'value_floats':
-        return { dims: [attribute.floats?.length ?? 0], dataType: ONNX_TYPE.FLOAT, floatData: attribute.floats ?? [] };
-      case 'value_int':
-        return { dims: [], dataType: ONNX_TYPE.INT64, int64Data: [attribute.i ?? 0] };
-      case 'value_ints':
-        return { dims: [attribute.ints?.length ?? 0], dataType: ONNX_TYPE.INT64, int64Data: attribute.ints ?? [] };
-      default:
-        return this.fail('only a tensor, float(s) or int(s) value is supported');
-    }
-  }
-
-  resolveReshape(input: readonly number[], target: readonly number[]): number[] {
-    try {
-      return resolveReshape(input, target, { op: 'Reshape', shape: target, name: this.name, inputs: [], outputs: [] });
-    } catch (error) {
-      if (error instanceof GraphError) this.fail(`[${input}] cannot become [${target}]`);
-      throw error;
-    }
-  }
-
-  /**
-   * A window op's padding: auto_pad SAME_UPPER is TF's SAME; SAME_LOWER is explicit with the
-   * odd pixel before; VALID; NOTSET reads pads [top, left, bottom, right]. ceil_mode=1 is
-   * expressed as extra padding after, which gives ceil_mode's output size (windows that
-   * would start in the right padding are dropped, as onnxruntime and PyTorch do).
-   */
-  windowPadding(x: readonly number[], kernel: readonly number[], strides: readonly number[], dilations: readonly number[], ceil: boolean): Padding {
-    const autoPad = this.string('auto_pad', 'NOTSET');
-    if (autoPad === 'SAME_UPPER') return { kind: 'same' };
-    if (autoPad === 'SAME_LOWER') {
-      const [top, bottom] = samePadding(x[2], kernel[0], strides[0], dilations[0]);
-      const [left, right] = samePadding(x[3], kernel[1], strides[1], dilations[1]);
-      return { kind: 'explicit', pads: [bottom, right, top, left] };
-    }
-    let pads: number[];
-    if (autoPad === 'VALID') {
-      if (!ceil) return { kind: 'valid' };
-      pads = [0, 0, 0, 0];
-    } else if (autoPad === 'NOTSET' || autoPad === '') {
-      pads = this.ints('pads') ?? [0, 0, 0, 0];
-      if (pads.length !== 4 || pads.some((p) => p < 0)) this.fail(`pads [${pads}] must be four numbers of at least 0`);
-    } else {
-      return this.fail(`auto_pad ${autoPad} is not supported`);
-    }
-    if (ceil) {
-      for (const axis of [0, 1] as const) {
-        const input = x[2 + axis];
-        const span = (kernel[axis] - 1) * dilations[axis] + 1;
-        const room = input + pads[axis] + pads[axis + 2] - span;
-        if (room < 0) continue;
-        let out = Math.ceil(room / strides[axis]) + 1;
-        if ((out - 1) * strides[axis] >= input + pads[axis]) out -= 1;
-        pads[axis + 2] += Math.max(0, (out - 1) * strides[axis] - room);
-      }
-    }
-    return { kind: 'explicit', pads: [pads[0], pads[1], pads[2], pads[3]] };
-  }
-
-  /** Resize (opset 10: X, scales; 11+: X, roi, scales, sizes) and Upsample. */
-  resize(x: readonly number[]): Record<string, unknown> {
-    if (x.length !== 4) this.fail(`only 4-D resizing is supported (input [${x}])`);
-    const upsample = this.opType === 'Upsample';
-    const modeName = this.string('mode', 'nearest');
-    if (modeName !== 'nearest' && modeName !== 'linear' && modeName !== 'bilinear') this.fail(`mode ${modeName} is not supported (only nearest and linear)`);
-    const mode = modeName === 'nearest' ? 'nearest' : 'bilinear';
-    const transform = upsample || this.opset < 11 ? 'asymmetric' : this.string('coordinate_transformation_mode', 'half_pixel');
-    let alignCorners = false;
-    let halfPixelCenters = false;
-    if (transform === 'align_corners') alignCorners = true;
-    else if (transform === 'half_pixel' || transform === 'pytorch_half_pixel' || transform === 'tf_half_pixel_for_nn') halfPixelCenters = true;
-    else if (transform !== 'asymmetric') this.fail(`coordinate_transformation_mode ${transform} is not supported`);
-    const policy = this.string('keep_aspect_ratio_policy', 'stretch');
-    if (policy !== 'stretch') this.fail(`keep_aspect_ratio_policy ${policy} is not supported`);
-
-    const axes = (this.ints('axes') ?? [0, 1, 2, 3]).map((a) => (a < 0 ? a + 4 : a));
-    if (axes.some((a) => a < 0 || a > 3)) this.fail(`axes [${axes}] are out of range for rank 4`);
-    const sizes = upsample || this.opset < 11 ? undefined : this.constInts(3, 'sizes');
-    const scales = upsample ? (this.opset >= 9 ? this.constFloats(1, 'scales') : this.floats('scales')) : this.constFloats(this.opset < 11 ? 1 : 2, 'scales');
-    const out = [...x];
-    if (sizes !== undefined && sizes.length > 0) {
-      if (sizes.length !== axes.length) this.fail(`${sizes.length} sizes for ${axes.length} axes`);
-      axes.forEach((a, k) => (out[a] = sizes[k]));
-    } else if (scales !== undefined && scales.length > 0) {
-      if (scales.length !== axes.length) this.fail(`${scales.length} scales for ${axes.length} axes`);
-      axes.forEach((a, k) => (out[a] = Math.floor(x[a] * scales[k])));
-    } else {
-      this.fail('it has neither scales nor sizes');
-    }
-    if (out[0] !== x[0] || out[1] !== x[1]) this.fail(`resizing [${x}] to [${out}] changes the batch or channels, which is not supported`);
-    if (!out.every((d) => Number.isSafeInteger(d) && d > 0)) this.fail(`the output size [${out}] is not valid`);
-    return { op: 'Resize', mode, size: [out[2], out[3]], alignCorners, halfPixelCenters };
   }
 }
