@@ -208,14 +208,7 @@ export function encodeModule(functions: readonly FunctionBuilder[], options: { r
   // Memory limits: flags 0 (a minimum only) or 3 (shared, with a maximum), minimum 1 page.
   const limits = options.sharedMemory ? [0x03, 0x01, ...unsignedLeb(MAX_PAGES)] : [0x00, 0x01];
   return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vector(types)),
     ...section(2, vector([[...name('env'), ...name('memory'), 0x02, ...limits]])),
     ...section(3, vector(functions.map((_, k) => unsignedLeb(k)))),

@@ -60,19 +60,8 @@ function gemmFunction(): FunctionBuilder {
 }
 
 interface GemmLocals {
-  a: Local;
-  lda: Local;
-  b: Local;
-  k: Local;
-  n: Local;
-  bias: Local;
-  c: Local;
-  ldc: Local;
-  vlo: Local;
-  vhi: Local;
-  row: Local;
-  panels: Local;
-  tmp: Local;
+  a: Local; lda: Local; b: Local; k: Local; n: Local; bias: Local; c: Local; ldc: Local;
+  vlo: Local; vhi: Local; row: Local; panels: Local; tmp: Local;
 }
 
 /** Emits the code for `rows` rows (4 or 1) starting at `row`: every panel of 8 columns. */
@@ -93,22 +82,14 @@ function rowTile(f: FunctionBuilder, v: GemmLocals): (rows: number) => void {
   return (rows: number) => {
     // Row pointers into A.
     f.get(v.a).get(v.row).get(v.lda).mul().add().set(pointers[0]);
-    for (let i = 1; i < rows; i++)
-      f.get(pointers[i - 1])
-        .get(v.lda)
-        .add()
-        .set(pointers[i]);
+    for (let i = 1; i < rows; i++) f.get(pointers[i - 1]).get(v.lda).add().set(pointers[i]);
     f.i32(0).set(panel);
     f.block().loop();
     f.get(panel).get(v.panels).geU().brIf(1);
     // Accumulators start at the bias.
     f.get(v.bias).get(panel).i32(32).mul().add().tee(pb).v128Load(0).set(w0);
     f.get(pb).v128Load(16).set(w1);
-    for (let i = 0; i < rows; i++)
-      f.get(w0)
-        .set(acc[2 * i])
-        .get(w1)
-        .set(acc[2 * i + 1]);
+    for (let i = 0; i < rows; i++) f.get(w0).set(acc[2 * i]).get(w1).set(acc[2 * i + 1]);
     // pb = b + panel*k*32, end = pb + k*32.
     f.get(v.b).get(panel).get(v.k).mul().i32(32).mul().add().tee(pb).get(v.k).i32(32).mul().add().set(end);
     for (let i = 0; i < rows; i++) f.get(pointers[i]).set(cursors[i]);
@@ -117,18 +98,8 @@ function rowTile(f: FunctionBuilder, v: GemmLocals): (rows: number) => void {
     f.get(pb).v128Load(16).set(w1);
     for (let i = 0; i < rows; i++) {
       f.get(cursors[i]).loadSplat(0).set(x);
-      f.get(acc[2 * i])
-        .get(x)
-        .get(w0)
-        .f32x4Mul()
-        .f32x4Add()
-        .set(acc[2 * i]);
-      f.get(acc[2 * i + 1])
-        .get(x)
-        .get(w1)
-        .f32x4Mul()
-        .f32x4Add()
-        .set(acc[2 * i + 1]);
+      f.get(acc[2 * i]).get(x).get(w0).f32x4Mul().f32x4Add().set(acc[2 * i]);
+      f.get(acc[2 * i + 1]).get(x).get(w1).f32x4Mul().f32x4Add().set(acc[2 * i + 1]);
       f.get(cursors[i]).i32(4).add().set(cursors[i]);
     }
     f.get(pb).i32(32).add().tee(pb).get(end).ltU().brIf(0);
@@ -138,39 +109,15 @@ function rowTile(f: FunctionBuilder, v: GemmLocals): (rows: number) => void {
     f.get(v.n).get(panel).i32(8).mul().sub().set(nv);
     f.get(nv).i32(8).geU().if();
     for (let i = 0; i < rows; i++) {
-      f.get(cp)
-        .get(acc[2 * i])
-        .get(v.vlo)
-        .f32x4Max()
-        .get(v.vhi)
-        .f32x4Min()
-        .v128Store(0);
-      f.get(cp)
-        .get(acc[2 * i + 1])
-        .get(v.vlo)
-        .f32x4Max()
-        .get(v.vhi)
-        .f32x4Min()
-        .v128Store(16);
+      f.get(cp).get(acc[2 * i]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(0);
+      f.get(cp).get(acc[2 * i + 1]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(16);
       if (i + 1 < rows) f.get(cp).get(v.ldc).add().set(cp);
     }
     f.else();
     for (let i = 0; i < rows; i++) {
       // Through the temporary area: 8 values stored, nv of them copied.
-      f.get(v.tmp)
-        .get(acc[2 * i])
-        .get(v.vlo)
-        .f32x4Max()
-        .get(v.vhi)
-        .f32x4Min()
-        .v128Store(0);
-      f.get(v.tmp)
-        .get(acc[2 * i + 1])
-        .get(v.vlo)
-        .f32x4Max()
-        .get(v.vhi)
-        .f32x4Min()
-        .v128Store(16);
+      f.get(v.tmp).get(acc[2 * i]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(0);
+      f.get(v.tmp).get(acc[2 * i + 1]).get(v.vlo).f32x4Max().get(v.vhi).f32x4Min().v128Store(16);
       f.i32(0).set(t).get(cp).set(dst);
       f.loop();
       f.get(dst).get(v.tmp).get(t).add().f32Load(0).f32Store(0);
@@ -267,10 +214,7 @@ function depthwiseFunction(): FunctionBuilder {
       for (let kx = 0; kx < 3; kx++) {
         f.get(accumulator);
         if (kx === 0) f.get(p);
-        else
-          f.get(p)
-            .get(kx === 1 ? tapX : tapX2)
-            .add();
+        else f.get(p).get(kx === 1 ? tapX : tapX2).add();
         load(0);
         f.get(weights[ky * 3 + kx]);
         madd();
@@ -283,11 +227,7 @@ function depthwiseFunction(): FunctionBuilder {
     f.get(ip).get(inColStep).add().set(ip);
     f.get(op).get(pixel).add().tee(op).get(opEnd).ltU().brIf(0);
     f.end();
-    f.get(cb)
-      .i32(vectorized ? 16 : 4)
-      .add()
-      .set(cb)
-      .br(0);
+    f.get(cb).i32(vectorized ? 16 : 4).add().set(cb).br(0);
     f.end().end();
   };
   channelLoop(true);
@@ -311,23 +251,7 @@ export interface SimdEngine {
    */
   gemm(a: number, lda: number, m: number, b: number, k: number, n: number, bias: number, c: number, ldc: number, lo: number, hi: number): void;
   /** The 3x3 depthwise kernel above, offsets and steps in floats. */
-  depthwise3x3(
-    input: number,
-    output: number,
-    rows: number,
-    cols: number,
-    inRowStep: number,
-    inColStep: number,
-    tapY: number,
-    tapX: number,
-    outRowStep: number,
-    pixel: number,
-    channels: number,
-    weights: number,
-    bias: number,
-    lo: number,
-    hi: number,
-  ): void;
+  depthwise3x3(input: number, output: number, rows: number, cols: number, inRowStep: number, inColStep: number, tapY: number, tapX: number, outRowStep: number, pixel: number, channels: number, weights: number, bias: number, lo: number, hi: number): void;
   /** The memory as floats (a new view after the memory grows). */
   heap(): Float32Array;
   memoryBytes(): number;

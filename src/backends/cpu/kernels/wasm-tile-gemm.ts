@@ -38,11 +38,7 @@ function gemmAccumulateFunction(): FunctionBuilder {
   f.block().loop();
   f.get(row).get(m).geU().brIf(1);
   f.get(a).get(row).get(lda).mul().add().set(rows[0]);
-  for (let i = 1; i < 4; i++)
-    f.get(rows[i - 1])
-      .get(lda)
-      .add()
-      .set(rows[i]);
+  for (let i = 1; i < 4; i++) f.get(rows[i - 1]).get(lda).add().set(rows[i]);
   f.i32(0).set(panel);
   f.block().loop();
   f.get(panel).get(panels).geU().brIf(1);
@@ -51,12 +47,8 @@ function gemmAccumulateFunction(): FunctionBuilder {
   f.get(accumulate).if();
   f.get(cp).set(q);
   for (let i = 0; i < 4; i++) {
-    f.get(q)
-      .v128Load(0)
-      .set(acc[2 * i]);
-    f.get(q)
-      .v128Load(16)
-      .set(acc[2 * i + 1]);
+    f.get(q).v128Load(0).set(acc[2 * i]);
+    f.get(q).v128Load(16).set(acc[2 * i + 1]);
     if (i < 3) f.get(q).get(ldc).add().set(q);
   }
   f.else();
@@ -70,30 +62,16 @@ function gemmAccumulateFunction(): FunctionBuilder {
   f.get(pb).v128Load(16).set(w1);
   for (let i = 0; i < 4; i++) {
     f.get(cursors[i]).loadSplat(0).set(x);
-    f.get(acc[2 * i])
-      .get(x)
-      .get(w0)
-      .f32x4Mul()
-      .f32x4Add()
-      .set(acc[2 * i]);
-    f.get(acc[2 * i + 1])
-      .get(x)
-      .get(w1)
-      .f32x4Mul()
-      .f32x4Add()
-      .set(acc[2 * i + 1]);
+    f.get(acc[2 * i]).get(x).get(w0).f32x4Mul().f32x4Add().set(acc[2 * i]);
+    f.get(acc[2 * i + 1]).get(x).get(w1).f32x4Mul().f32x4Add().set(acc[2 * i + 1]);
     f.get(cursors[i]).i32(4).add().set(cursors[i]);
   }
   f.get(pb).i32(32).add().tee(pb).get(end).ltU().brIf(0);
   f.end();
   f.get(cp).set(q);
   for (let i = 0; i < 4; i++) {
-    f.get(q)
-      .get(acc[2 * i])
-      .v128Store(0);
-    f.get(q)
-      .get(acc[2 * i + 1])
-      .v128Store(16);
+    f.get(q).get(acc[2 * i]).v128Store(0);
+    f.get(q).get(acc[2 * i + 1]).v128Store(16);
     if (i < 3) f.get(q).get(ldc).add().set(q);
   }
   f.get(panel).i32(1).add().set(panel).br(0);

@@ -24,11 +24,7 @@ export const concat: WebGpuKernel = (context) => {
     if (run > 0) {
       const vec = run % 4 === 0 && offset % 4 === 0 && outRun % 4 === 0;
       const lanes = vec ? 4 : 1;
-      const params = new Params()
-        .u('RUN', run / lanes)
-        .u('OUT_RUN', outRun / lanes)
-        .u('OFFSET', offset / lanes)
-        .activation(node.activation);
+      const params = new Params().u('RUN', run / lanes).u('OUT_RUN', outRun / lanes).u('OFFSET', offset / lanes).activation(node.activation);
       const store = vec ? `y_st4((i / RUN) * OUT_RUN + OFFSET + i % RUN, ${act('x_ld4(i)', true)});` : `y_st((i / RUN) * OUT_RUN + OFFSET + i % RUN, ${act('x_ld(i)')});`;
       specs.push({
         label: `${node.name} (input ${index})`,

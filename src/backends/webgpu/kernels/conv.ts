@@ -87,22 +87,11 @@ function padTo(values: Float32Array, length: number): Float32Array {
 /** The geometry's parameters: input IN_H/W/C, output OUT_H/W/C, window, strides, dilations, padding, groups. */
 function geometryParams(g: ConvGeometry, activation: Activation): Params {
   return new Params()
-    .u('IN_H', g.h)
-    .u('IN_W', g.w)
-    .u('IN_C', g.c)
-    .u('OUT_H', g.oh)
-    .u('OUT_W', g.ow)
-    .u('OUT_C', g.o)
-    .u('KH', g.kh)
-    .u('KW', g.kw)
-    .i('SH', g.sh)
-    .i('SW', g.sw)
-    .i('DH', g.dh)
-    .i('DW', g.dw)
-    .i('PT', g.pt)
-    .i('PL', g.pl)
-    .u('CG', g.cg)
-    .u('OG', g.og)
+    .u('IN_H', g.h).u('IN_W', g.w).u('IN_C', g.c)
+    .u('OUT_H', g.oh).u('OUT_W', g.ow).u('OUT_C', g.o)
+    .u('KH', g.kh).u('KW', g.kw)
+    .i('SH', g.sh).i('SW', g.sw).i('DH', g.dh).i('DW', g.dw).i('PT', g.pt).i('PL', g.pl)
+    .u('CG', g.cg).u('OG', g.og)
     .u('PIXELS', g.n * g.oh * g.ow)
     .activation(activation);
 }
@@ -223,9 +212,7 @@ function depthwiseSpec(label: string, layout: Layout, g: ConvGeometry, taps: Flo
   const totalPixels = g.n * g.oh * g.ow;
   const vec = layout === 'NHWC' && g.o === g.c && g.c % 4 === 0;
   const blocks = vec ? g.o / 4 : g.o;
-  const params = geometryParams(g, activation)
-    .u('BLOCKS', blocks)
-    .u('MULTIPLIER', g.o / g.c);
+  const params = geometryParams(g, activation).u('BLOCKS', blocks).u('MULTIPLIER', g.o / g.c);
   const t = vec ? 'vec4<f32>' : 'f32';
   const lines: string[] = [];
   lines.push('fn run(i: u32) {');

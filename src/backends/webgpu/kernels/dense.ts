@@ -42,10 +42,7 @@ export const matMul: WebGpuKernel = (context) => {
   if (bShape[bShape.length - 2] !== K) throw new KernelError(node, `inner dimensions ${K} and ${bShape[bShape.length - 2]} differ.`);
   const batchShape = outShape.slice(0, -2);
   const params = new Params()
-    .u('M', M)
-    .u('K', K)
-    .u('N', N)
-    .u('BATCH_RANK', batchShape.length)
+    .u('M', M).u('K', K).u('N', N).u('BATCH_RANK', batchShape.length)
     .array('BATCH_SHAPE', batchShape)
     .array('A_STRIDES', batchStrides(aShape.slice(0, -2), batchShape, M * K))
     .array('B_STRIDES', batchStrides(bShape.slice(0, -2), batchShape, K * N));
@@ -108,17 +105,11 @@ export const gemm: WebGpuKernel = (context) => {
   }
   // A(m, k) at m * A_M + k * A_K; B(k, n) at k * B_K + n * B_N; C(m, n) at m * C_M + n * C_N.
   const params = new Params()
-    .u('M', M)
-    .u('K', K)
-    .u('N', N)
-    .u('A_M', node.transA ? 1 : K)
-    .u('A_K', node.transA ? M : 1)
-    .u('B_K', node.transB ? 1 : N)
-    .u('B_N', node.transB ? K : 1)
-    .u('C_M', cRows === 1 ? 0 : cCols)
-    .u('C_N', cCols === 1 ? 0 : 1)
-    .f('ALPHA', node.alpha)
-    .f('BETA', node.beta);
+    .u('M', M).u('K', K).u('N', N)
+    .u('A_M', node.transA ? 1 : K).u('A_K', node.transA ? M : 1)
+    .u('B_K', node.transB ? 1 : N).u('B_N', node.transB ? K : 1)
+    .u('C_M', cRows === 1 ? 0 : cCols).u('C_N', cCols === 1 ? 0 : 1)
+    .f('ALPHA', node.alpha).f('BETA', node.beta);
   const code = [
     'fn run(i: u32) {',
     params.lets(),

@@ -79,6 +79,7 @@ function tailLength(shape: readonly number[], outShape: readonly number[]): numb
   return length;
 }
 
+
 /** y = activation(x) elementwise, 4 elements per invocation when the count allows ('none' copies). */
 function unarySpec(context: KernelContext, activation: Activation): DispatchSpec {
   const { node } = context;

@@ -19,10 +19,7 @@ export const pad: WebGpuKernel = (context) => {
     .u('RANK', rank)
     .array('OUT_SHAPE', outShape)
     .array('IN_SHAPE', shape)
-    .array(
-      'BEFORE',
-      node.pads.map((p) => p[0]),
-    )
+    .array('BEFORE', node.pads.map((p) => p[0]))
     .array('IN_STRIDES', stridesOf(shape));
   const code = [
     'fn run(i: u32) {',

@@ -25,19 +25,8 @@ function poolSpec(context: KernelContext, isMax: boolean): DispatchSpec {
   const vec = layout === 'NHWC' && inD.c % 4 === 0;
   const blocks = vec ? inD.c / 4 : inD.c;
   const params = new Params()
-    .u('IN_H', inD.h)
-    .u('IN_W', inD.w)
-    .u('IN_C', inD.c)
-    .u('OUT_H', outD.h)
-    .u('OUT_W', outD.w)
-    .u('OUT_C', outD.c)
-    .i('KH', kh)
-    .i('KW', kw)
-    .i('SH', sh)
-    .i('SW', sw)
-    .i('PT', pt)
-    .i('PL', pl)
-    .u('BLOCKS', blocks)
+    .u('IN_H', inD.h).u('IN_W', inD.w).u('IN_C', inD.c).u('OUT_H', outD.h).u('OUT_W', outD.w).u('OUT_C', outD.c)
+    .i('KH', kh).i('KW', kw).i('SH', sh).i('SW', sw).i('PT', pt).i('PL', pl).u('BLOCKS', blocks)
     .activation(node.activation);
   const t = vec ? 'vec4<f32>' : 'f32';
   const at = vec ? '((n * IN_H + y) * IN_W + x) * BLOCKS + cb' : index4(layout, 'IN_', 'n', 'y', 'x', 'cb');
@@ -81,10 +70,7 @@ export const globalAveragePool: WebGpuKernel = (context) => {
   const d = dims4(context, context.inputShapes[0]);
   const vec = layout === 'NHWC' && d.c % 4 === 0;
   const blocks = vec ? d.c / 4 : d.c;
-  const params = new Params()
-    .u('HW', d.h * d.w)
-    .u('C', d.c)
-    .u('BLOCKS', blocks);
+  const params = new Params().u('HW', d.h * d.w).u('C', d.c).u('BLOCKS', blocks);
   const t = vec ? 'vec4<f32>' : 'f32';
   const at = layout === 'NHWC' ? '(n * HW + q) * BLOCKS + cb' : '(n * C + cb) * HW + q';
   const code = [

@@ -23,18 +23,8 @@ export const mean: WebGpuKernel = (context) => {
   if (count(context.outputShape) !== outCount) throw new KernelError(node, `the output holds ${count(context.outputShape)} values, expected ${outCount}.`);
   if (reducedCount === 0) throw new KernelError(node, 'the mean of no elements is undefined.');
   const params = new Params()
-    .u('KEPT_RANK', keptShape.length)
-    .array('KEPT_SHAPE', keptShape)
-    .array(
-      'KEPT_STRIDES',
-      strides.filter((_, k) => !reduced[k]),
-    )
-    .u('REDUCED_RANK', reducedShape.length)
-    .array('REDUCED_SHAPE', reducedShape)
-    .array(
-      'REDUCED_STRIDES',
-      strides.filter((_, k) => reduced[k]),
-    )
+    .u('KEPT_RANK', keptShape.length).array('KEPT_SHAPE', keptShape).array('KEPT_STRIDES', strides.filter((_, k) => !reduced[k]))
+    .u('REDUCED_RANK', reducedShape.length).array('REDUCED_SHAPE', reducedShape).array('REDUCED_STRIDES', strides.filter((_, k) => reduced[k]))
     .u('REDUCED_COUNT', reducedCount);
   const code = [
     'fn run(i: u32) {',
