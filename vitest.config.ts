@@ -9,6 +9,9 @@ export default defineConfig({
     // Many files here wait on child processes, so the second core has work.
     maxWorkers: availableParallelism(),
     testTimeout: 60_000,
+    // Hooks run real work too (an experiment on an agent in a beforeAll): the same limit as a
+    // test, not vitest's 10 s, which a busy 2-core CI machine overran (stop 46).
+    hookTimeout: 60_000,
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
