@@ -279,7 +279,7 @@ export function encodeGraph(graph: Graph): WireGraph {
   };
 }
 
-type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'order' | 'schedule';
+type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'gelu' | 'order' | 'schedule';
 
 /** Every op's fields beside name, op, inputs and outputs (ir.ts OpSpec): nothing else is taken. */
 const OP_FIELDS: Readonly<Record<Node['op'], Readonly<Record<string, FieldKind>>>> = {
@@ -314,6 +314,13 @@ const OP_FIELDS: Readonly<Record<Node['op'], Readonly<Record<string, FieldKind>>
   Sigmoid: {},
   Tanh: {},
   Dequantize: {},
+  // A Gather of a table slice (`rows`) is made by weight slicing inside a budgeted run and never crosses the wire.
+  Gather: { axis: 'int' },
+  LayerNormalization: { axis: 'int', epsilon: 'number' },
+  Gelu: { approximate: 'gelu' },
+  Transpose: { perm: 'ints' },
+  Slice: { axes: 'ints', starts: 'ints', ends: 'ints' },
+  CausalMask: {},
 };
 
 const ACTIVATIONS: readonly Activation[] = ['none', 'relu', 'relu6', 'relu-n1-to-1', 'sigmoid', 'tanh'];
@@ -338,6 +345,8 @@ function decodeField(kind: FieldKind, value: unknown, what: string): unknown {
       return value === 'OHWI' || value === '1HWO' || value === 'OIHW' ? value : fail('OHWI, 1HWO or OIHW');
     case 'resizeMode':
       return value === 'bilinear' || value === 'nearest' ? value : fail('bilinear or nearest');
+    case 'gelu':
+      return value === 'none' || value === 'tanh' ? value : fail('none or tanh');
     case 'order':
       return OPERATOR_ORDERS.includes(value as OperatorOrder) ? value : fail(OPERATOR_ORDERS.join(' or '));
     case 'schedule':

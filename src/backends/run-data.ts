@@ -43,16 +43,34 @@ export function withoutWeights(graph: Graph): Graph {
   return { ...graph, tensors: bare };
 }
 
-/** Seeded inputs in [0, 1) for every graph input. */
+/**
+ * Seeded inputs for every graph input: values in [0, 1), except an input a Gather reads as
+ * its indices (token ids), which gets whole numbers in [0, rows of the smallest table it
+ * indexes), from the same draws.
+ */
 export function seededInputs(graph: Graph, seed: number): Map<string, Float32Array> {
   const random = mulberry32(seed ^ 0x5eed);
   return new Map(
     graph.inputs.map((name) => {
       const values = new Float32Array(elementCount(graph.tensors.get(name)?.shape ?? []));
-      for (let k = 0; k < values.length; k++) values[k] = random();
+      const rows = indexRange(graph, name);
+      for (let k = 0; k < values.length; k++) values[k] = rows === undefined ? random() : Math.floor(random() * rows);
       return [name, values];
     }),
   );
+}
+
+/** Rows of the smallest table a Gather indexes with `name`, or undefined when no Gather reads it as indices. */
+function indexRange(graph: Graph, name: string): number | undefined {
+  let rows: number | undefined;
+  for (const node of graph.nodes) {
+    if (node.op !== 'Gather' || node.inputs[1] !== name) continue;
+    const shape = graph.tensors.get(node.inputs[0])?.shape ?? [];
+    const axis = node.axis < 0 ? node.axis + shape.length : node.axis;
+    const length = node.rows?.of ?? shape[axis] ?? 0;
+    rows = Math.min(rows ?? length, length);
+  }
+  return rows;
 }
 
 /** Are two output sets bit-identical (NaN patterns included)? */

@@ -71,7 +71,29 @@ export type OpSpec =
       readonly alignCorners: boolean;
       readonly halfPixelCenters: boolean;
     }
-  | { readonly op: 'Relu' | 'Relu6' | 'Sigmoid' | 'Tanh' | 'Dequantize' };
+  | { readonly op: 'Relu' | 'Relu6' | 'Sigmoid' | 'Tanh' | 'Dequantize' }
+  /**
+   * ONNX's Gather: inputs [data, indices]; the indices are whole numbers (an int32 graph input
+   * holds token ids) and may count from the end. `rows` marks a slice of a larger table (weight
+   * slicing, graph/weight-slicing.ts): the data holds rows [start, start + its length) of a table
+   * of `of` rows along `axis` 0, an index outside them keeps the value of input 2 (the earlier
+   * slices' result) or is zero when there is none.
+   */
+  | { readonly op: 'Gather'; readonly axis: number; readonly rows?: { readonly start: number; readonly of: number } }
+  /** ONNX's LayerNormalization: inputs [x, scale, bias?], normalized over the axes from `axis` to the last. */
+  | { readonly op: 'LayerNormalization'; readonly axis: number; readonly epsilon: number }
+  /** ONNX's Gelu: `none` is x * Phi(x) with the error function; `tanh` is GPT-2's approximation. */
+  | { readonly op: 'Gelu'; readonly approximate: 'none' | 'tanh' }
+  /** Output dimension k is input dimension perm[k]. */
+  | { readonly op: 'Transpose'; readonly perm: readonly number[] }
+  /** Elements [starts[k], ends[k]) along axes[k] (step 1; bounds already clamped to the input). */
+  | { readonly op: 'Slice'; readonly axes: readonly number[]; readonly starts: readonly number[]; readonly ends: readonly number[] }
+  /**
+   * A decoder's causal mask over attention scores [..., T, S]: score (i, j) becomes -Infinity
+   * when j > i + S - T (a query never sees a later key), the others pass unchanged. A Softmax
+   * after it gives those keys weight 0, as adding a constant mask of 0 and -inf would.
+   */
+  | { readonly op: 'CausalMask' };
 
 export type OpType = OpSpec['op'];
 

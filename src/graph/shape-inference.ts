@@ -146,6 +146,57 @@ export function inferOutputShapes(node: Node, inputs: readonly (readonly number[
       out[axes.width] = node.size[1];
       return [out];
     }
+    case 'Gather': {
+      const indices = inputs[1] ?? [];
+      const axis = normalizeAxis(node.axis, x.length, node);
+      if (node.rows !== undefined) {
+        const { start, of } = node.rows;
+        if (axis !== 0 || !Number.isInteger(start) || start < 0 || start + x[0] > of) {
+          throw new GraphError(`node ${node.name} (Gather): rows [${start}, ${start + x[0]}) of a table of ${of} along axis ${axis} do not fit.`);
+        }
+      }
+      const out = [...x.slice(0, axis), ...indices, ...x.slice(axis + 1)];
+      const previous = inputs[2];
+      if (previous !== undefined && previous.join() !== out.join()) throw new GraphError(`node ${node.name} (Gather): the earlier slices' result [${previous}] is not [${out}].`);
+      return [out];
+    }
+    case 'LayerNormalization': {
+      const axis = normalizeAxis(node.axis, x.length, node);
+      const normalized = x.slice(axis);
+      for (const k of [1, 2]) {
+        const shape = inputs[k];
+        if (shape === undefined || (k === 2 && shape.length === 0)) continue;
+        const fits = shape.length <= normalized.length && shape.every((d, i) => d === normalized[normalized.length - shape.length + i] || d === 1);
+        if (!fits) throw new GraphError(`node ${node.name} (LayerNormalization): ${k === 1 ? 'scale' : 'bias'} [${shape}] does not broadcast to the normalized [${normalized}].`);
+      }
+      return [[...x]];
+    }
+    case 'Transpose': {
+      const seen = new Set(node.perm);
+      if (node.perm.length !== x.length || seen.size !== x.length || node.perm.some((k) => !Number.isInteger(k) || k < 0 || k >= x.length)) {
+        throw new GraphError(`node ${node.name} (Transpose): perm [${node.perm}] is not a permutation of rank ${x.length}.`);
+      }
+      return [node.perm.map((k) => x[k])];
+    }
+    case 'Slice': {
+      const out = [...x];
+      if (node.starts.length !== node.axes.length || node.ends.length !== node.axes.length) throw new GraphError(`node ${node.name} (Slice): axes, starts and ends differ in length.`);
+      const seen = new Set<number>();
+      node.axes.forEach((a, k) => {
+        const axis = normalizeAxis(a, x.length, node);
+        const [start, end] = [node.starts[k], node.ends[k]];
+        if (seen.has(axis) || !Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end > x[axis] || start > end) {
+          throw new GraphError(`node ${node.name} (Slice): [${start}, ${end}) along axis ${a} does not fit [${x}].`);
+        }
+        seen.add(axis);
+        out[axis] = end - start;
+      });
+      return [out];
+    }
+    case 'CausalMask':
+      if (x.length < 2 || x[x.length - 1] < x[x.length - 2]) throw new GraphError(`node ${node.name} (CausalMask): scores [${x}] are not [..., queries, keys] with at least as many keys as queries.`);
+      return [[...x]];
+    case 'Gelu':
     case 'Softmax':
     case 'Relu':
     case 'Relu6':

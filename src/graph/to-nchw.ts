@@ -10,10 +10,12 @@ import { inferOutputShapes, resolveReshape } from './shape-inference.ts';
  *   [1, H, W, O] -> [O, 1, H, W] with groups = input channels. A weight that a Dequantize
  *   produces (TFLite's fp16 weights) is converted together with the Dequantize's input.
  * - Axis attributes that refer to a 4-D tensor are rewritten (Concat axis, Mean axes,
- *   Softmax axis, Squeeze axes, Pad's per-dimension pads).
+ *   Softmax axis, Squeeze axes, Slice axes, Pad's per-dimension pads); a Transpose of a 4-D
+ *   tensor gets the permutation that does the same through NCHW. LayerNormalization and
+ *   CausalMask (trailing axes) and Gather of 4-D tensors are refused.
  * - A constant operand of Add/Mul of rank < 4 that broadcasts against a 4-D result (e.g. a
  *   per-channel [C] vector) becomes 4-D [1, C, 1, 1] (padded with leading ones, permuted).
- * - There is no Transpose in the IR, so Reshape, Flatten, Squeeze and FullyConnected of a
+ * - Reshape, Flatten, Squeeze and FullyConnected of a
  *   4-D tensor are converted only where NHWC and NCHW order the elements the same way (the
  *   dimensions that are not 1 keep their relative order, e.g. 1x1 spatial as in
  *   [1, 1, 1, 1001] -> [1, 1001]); anything else is a GraphError.
@@ -154,6 +156,19 @@ export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: 
       }
       case 'MatMul':
         if (node.inputs.some((name) => shapeOf(name).length === 4)) fail(node, 'it multiplies 4-D tensors');
+        return node;
+      case 'Transpose':
+        // NCHW output axis k is NHWC output axis NHWC_TO_NCHW[k], which reads NHWC input axis perm[...], NCHW axis AXIS_TO_NCHW[...].
+        return x.length === 4 ? { ...node, perm: NHWC_TO_NCHW.map((k) => AXIS_TO_NCHW[node.perm[k]]) } : node;
+      case 'Slice':
+        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalize(a, 4, node)]) } : node;
+      case 'LayerNormalization':
+      case 'CausalMask':
+        // Both work on trailing axes, which NCHW orders differently.
+        if (x.length === 4) fail(node, `its input [${x}] is 4-D`);
+        return node;
+      case 'Gather':
+        if (node.inputs.some((name) => shapeOf(name).length === 4) || out.length === 4) fail(node, 'it gathers from or into a 4-D tensor');
         return node;
       default:
         return node;

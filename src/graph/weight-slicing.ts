@@ -17,12 +17,20 @@ import { spatialAxes } from './shape-inference.ts';
  * slice is a view of the layer's weights (output channels come first in OHWI, OIHW and
  * [out, in] alike), so nothing is copied. Depthwise and grouped convolutions are not
  * sliced (their weights are small, and a slice of groups would need a slice of the input).
+ * An embedding table (a Gather of a constant along axis 0) is sliced by rows into a chain of
+ * Gathers instead (slicedGather below).
  */
 export function sliceWeights(graph: Graph, maxSliceBytes: number): Graph {
   const tensors = new Map(graph.tensors);
   const nodes: Node[] = [];
   let sliced = false;
   for (const node of graph.nodes) {
+    const rows = gatherRows(graph, node, maxSliceBytes);
+    if (rows !== undefined) {
+      sliced = true;
+      nodes.push(...slicedGather(graph, node as GatherNode, rows, tensors));
+      continue;
+    }
     const plan = slicePlan(graph, node, maxSliceBytes);
     if (plan === undefined) {
       nodes.push(node);
@@ -90,6 +98,56 @@ function slicedNodes(graph: Graph, node: Node, plan: { channels: number; outChan
   }
   const concat: Node = { op: 'Concat', axis: channelAxis, activation: 'none', name: freshNode(`${node.name}@concat`), inputs: outputs, outputs: [node.outputs[0]] };
   return [...parts, concat];
+}
+
+type GatherNode = Extract<Node, { op: 'Gather' }>;
+
+/**
+ * Rows per slice of an embedding table (a Gather along axis 0 of a constant, GPT-2's 147 MiB
+ * token embedding) whose rows exceed `maxSliceBytes`, or undefined when it stays whole.
+ */
+function gatherRows(graph: Graph, node: Node, maxSliceBytes: number): number | undefined {
+  if (node.op !== 'Gather' || node.rows !== undefined) return undefined;
+  const table = graph.tensors.get(node.inputs[0]);
+  if (table === undefined || !table.constant || table.shape.length === 0 || (node.axis !== 0 && node.axis !== -table.shape.length)) return undefined;
+  if (layerMemory(graph, node).weightBytes <= maxSliceBytes) return undefined;
+  const rowBytes = (elementCount(table.shape) / table.shape[0]) * 4;
+  const rows = Math.max(1, Math.floor(maxSliceBytes / rowBytes));
+  return rows >= table.shape[0] ? undefined : rows;
+}
+
+/**
+ * A Gather of a table too large for a slice becomes a chain of Gathers, each holding a run of
+ * the table's rows (`rows`: where its run starts in the whole table): each takes the result
+ * of the one before (input 2) and writes the rows its indices pick from its run, the last one
+ * into the layer's output. Every output row is written once, by the slice holding it, with
+ * the same values: bit-identical, and only one slice of the table need be resident.
+ */
+function slicedGather(graph: Graph, node: GatherNode, rows: number, tensors: Map<string, Tensor>): Node[] {
+  const table = graph.tensors.get(node.inputs[0]) as Tensor;
+  const output = graph.tensors.get(node.outputs[0]) as Tensor;
+  const total = table.shape[0];
+  const perRow = elementCount(table.shape) / total;
+  const taken = (name: string): never => {
+    throw new GraphError(`weight slicing of node ${node.name} needs the name ${name}, which the graph already uses.`);
+  };
+  const fresh = (name: string): string => (tensors.has(name) ? taken(name) : name);
+  const parts: Node[] = [];
+  let previous: string | undefined;
+  for (let start = 0, s = 0; start < total; start += rows, s++) {
+    const count = Math.min(rows, total - start);
+    const suffix = `@slice${s}`;
+    const w = fresh(`${node.name}${suffix}:table`);
+    tensors.set(w, { ...table, name: w, shape: [count, ...table.shape.slice(1)], data: view(table.data, start * perRow, count * perRow) });
+    const last = start + count >= total;
+    const y = last ? node.outputs[0] : fresh(`${output.name}${suffix}`);
+    if (!last) tensors.set(y, { ...output, name: y });
+    const name = `${node.name}${suffix}`;
+    if (graph.nodes.some((n) => n.name === name)) taken(name);
+    parts.push({ ...node, name, rows: { start, of: total }, inputs: [w, node.inputs[1], ...(previous === undefined ? [] : [previous])], outputs: [y] });
+    previous = y;
+  }
+  return parts;
 }
 
 /** Values [start, start + length) of a constant, as a view (undefined when it has none). */

@@ -49,6 +49,19 @@ export async function runOnnxRuntime(graph: Graph, inputs: ReadonlyMap<string, F
     const shape = graph.tensors.get(name)?.shape ?? [];
     const values = inputs.get(name) ?? new Float32Array(elementCount(shape));
     const four = nhwc && shape.length === 4;
+    // Token ids are whole numbers in float32 here; the ONNX file declares them int32 or int64 (write-onnx.ts).
+    const dtype = graph.tensors.get(name)?.dtype;
+    if (graph.nodes.some((node) => node.op === 'Gather' && node.inputs[1] === name) && (dtype === 'int32' || dtype === 'int64')) {
+      feeds[name] =
+        dtype === 'int32'
+          ? new ort.Tensor('int32', Int32Array.from(values), [...shape])
+          : new ort.Tensor(
+              'int64',
+              BigInt64Array.from(values, (v) => BigInt(v)),
+              [...shape],
+            );
+      continue;
+    }
     feeds[name] = new ort.Tensor('float32', four ? transpose4(values, shape, true) : values, four ? [shape[0], shape[3], shape[1], shape[2]] : [...shape]);
   }
   let result = await session.run(feeds);

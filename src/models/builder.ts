@@ -50,8 +50,9 @@ export class NetworkBuilder {
     return found.shape;
   }
 
-  input(name: string, shape: readonly number[]): string {
-    this.addTensor({ name, shape, dtype: this.dtype, constant: false });
+  /** A graph input, of the network's element type unless `dtype` says (token ids: int32). */
+  input(name: string, shape: readonly number[], dtype: DType = this.dtype): string {
+    this.addTensor({ name, shape, dtype, constant: false });
     this.inputs.push(name);
     return name;
   }
@@ -112,13 +113,60 @@ export class NetworkBuilder {
     return this.op(scope, [x], { op: 'Mean', axes, keepDims });
   }
 
-  /** TFLite's FullyConnected: weights [out, in], bias [out], the input taken as rows of `in` values. */
-  dense(scope: string, x: string, out: number, activation: Activation = 'none'): string {
+  /**
+   * TFLite's FullyConnected: weights [out, in], bias [out], the input taken as rows of `in`
+   * values. Options: `keepDims` (a transformer's linear layer: [..., in] -> [..., out]), the
+   * weights of another layer (`weights`: a tied tensor, one constant read twice) and no bias.
+   */
+  dense(scope: string, x: string, out: number, activation: Activation = 'none', options: { readonly keepDims?: boolean; readonly weights?: string; readonly bias?: boolean } = {}): string {
     const shape = this.shapeOf(x);
     const depth = shape[shape.length - 1];
-    const weights = this.constant(`${scope}/weights`, [out, depth]);
-    const bias = this.constant(`${scope}/bias`, [out]);
-    return this.op(scope, [x, weights, bias], { op: 'FullyConnected', outFeatures: out, activation, keepDims: false });
+    const weights = options.weights ?? this.constant(`${scope}/weights`, [out, depth]);
+    const inputs = [x, weights, ...(options.bias === false ? [] : [this.constant(`${scope}/bias`, [out])])];
+    return this.op(scope, inputs, { op: 'FullyConnected', outFeatures: out, activation, keepDims: options.keepDims ?? false });
+  }
+
+  /** A learned constant of the network (a class token, an embedding table), seeded like any weight. */
+  parameter(name: string, shape: readonly number[]): string {
+    return this.constant(name, shape);
+  }
+
+  /**
+   * LayerNormalization over the last axis, with a scale (`gamma`) and a bias (`beta`) per
+   * feature; epsilon rounded to float32, as ONNX (and a float32 runtime) holds it.
+   */
+  layerNorm(scope: string, x: string, epsilon: number): string {
+    const shape = this.shapeOf(x);
+    const width = shape[shape.length - 1];
+    const scale = this.constant(`${scope}/gamma`, [width]);
+    const bias = this.constant(`${scope}/beta`, [width]);
+    return this.op(scope, [x, scale, bias], { op: 'LayerNormalization', axis: -1, epsilon: Math.fround(epsilon) });
+  }
+
+  gelu(scope: string, x: string, approximate: 'none' | 'tanh'): string {
+    return this.op(scope, [x], { op: 'Gelu', approximate });
+  }
+
+  /** Rows of `table` (along axis 0) picked by `indices`: an embedding lookup. */
+  gather(scope: string, table: string, indices: string): string {
+    return this.op(scope, [table, indices], { op: 'Gather', axis: 0 });
+  }
+
+  transpose(scope: string, x: string, perm: readonly number[]): string {
+    return this.op(scope, [x], { op: 'Transpose', perm });
+  }
+
+  /** Elements [start, end) along one axis. */
+  slice(scope: string, x: string, axis: number, start: number, end: number): string {
+    return this.op(scope, [x], { op: 'Slice', axes: [axis], starts: [start], ends: [end] });
+  }
+
+  matMul(scope: string, a: string, b: string): string {
+    return this.op(scope, [a, b], { op: 'MatMul' });
+  }
+
+  causalMask(scope: string, scores: string): string {
+    return this.op(scope, [scores], { op: 'CausalMask' });
   }
 
   /** [batch, ...] -> [batch, everything else] (a Reshape, as TFLite's converter writes it). */
@@ -148,8 +196,9 @@ export class NetworkBuilder {
     return this.op(scope, [x], { op });
   }
 
-  softmax(scope: string, x: string): string {
-    return this.op(scope, [x], { op: 'Softmax', axis: -1, beta: 1 });
+  /** Softmax over the last axis of beta * x (beta: an attention's 1 / sqrt(head size)). */
+  softmax(scope: string, x: string, beta = 1): string {
+    return this.op(scope, [x], { op: 'Softmax', axis: -1, beta });
   }
 
   build(outputs: readonly string[]): Graph {

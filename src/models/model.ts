@@ -8,6 +8,10 @@ export interface ModelParameters {
   readonly widthMultiplier: number;
   readonly batch: number;
   readonly dtype: DType;
+  /** A language model's sequence length (its input holds this many token ids). */
+  readonly tokens?: number;
+  /** Transformer blocks (fewer than published for quick runs). */
+  readonly layers?: number;
 }
 
 export interface ZooModel {

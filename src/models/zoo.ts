@@ -3,6 +3,7 @@ import type { Graph } from '../graph/ir.ts';
 import { blazeface } from './blazeface.ts';
 import { deeplabV3 } from './deeplab-v3.ts';
 import { googlenet } from './googlenet.ts';
+import { gpt2 } from './gpt-2.ts';
 import { inceptionV3 } from './inception-v3.ts';
 import { mobilenetV1 } from './mobilenet-v1.ts';
 import { mobilenetV2 } from './mobilenet-v2.ts';
@@ -12,13 +13,17 @@ import { resnet152 } from './resnet-152.ts';
 import { resnext50Grouped, resnext50Paths } from './resnext-50.ts';
 import { squeezenet11 } from './squeezenet-1.1.ts';
 import { vgg19 } from './vgg-19.ts';
+import { vitB16 } from './vit.ts';
 import { xception } from './xception.ts';
 
 /** The six networks of the paper, in the order of its tables (what datasets/ holds). */
 export const PAPER_ZOO: readonly ZooModel[] = [mobilenetV1, mobilenetV2, deeplabV3, inceptionV3, posenet, blazeface];
 
-/** Every network: the paper's six first, then the further ImageNet classifiers. */
-export const ZOO: readonly ZooModel[] = [...PAPER_ZOO, vgg19, resnet152, squeezenet11, resnext50Paths, resnext50Grouped, googlenet, xception];
+/** The transformers FlexNN evaluates beside its CNNs. */
+export const TRANSFORMER_ZOO: readonly ZooModel[] = [vitB16, gpt2];
+
+/** Every network: the paper's six first, then the further ImageNet classifiers, then the transformers. */
+export const ZOO: readonly ZooModel[] = [...PAPER_ZOO, vgg19, resnet152, squeezenet11, resnext50Paths, resnext50Grouped, googlenet, xception, ...TRANSFORMER_ZOO];
 
 export class ZooError extends Error {
   constructor(message: string) {
@@ -32,11 +37,13 @@ const PARAMETER_KEYS: Record<string, keyof ModelParameters> = {
   width: 'widthMultiplier',
   batch: 'batch',
   dtype: 'dtype',
+  tokens: 'tokens',
+  layers: 'layers',
 };
 
 /**
- * Builds `zoo:<name>` or `zoo:<name>?input=160&width=0.5&batch=2&dtype=float16`
- * (only the parameters the network allows).
+ * Builds `zoo:<name>` or `zoo:<name>?input=160&width=0.5&batch=2&dtype=float16`, and for the
+ * transformers `tokens=N` and `layers=N` (only the parameters the network allows).
  */
 export function buildZooModel(source: string): Graph {
   const [name, query = ''] = source.replace(/^zoo:/, '').split('?', 2);
@@ -47,7 +54,10 @@ export function buildZooModel(source: string): Graph {
     const [key, value = ''] = pair.split('=', 2);
     const field = PARAMETER_KEYS[key];
     if (field === undefined) throw new ZooError(`${source}: unknown parameter "${key}"; use ${Object.keys(PARAMETER_KEYS).join(', ')}.`);
-    if (!model.tunable.includes(field)) throw new ZooError(`${source}: ${model.name} is fixed at ${key}=${model.defaults[field]} by the published model.`);
+    if (!model.tunable.includes(field)) {
+      const fixed = model.defaults[field];
+      throw new ZooError(fixed === undefined || fixed === 0 ? `${source}: ${model.name} has no parameter "${key}".` : `${source}: ${model.name} is fixed at ${key}=${fixed} by the published model.`);
+    }
     if (field === 'dtype') {
       if (!isDType(value)) throw new ZooError(`${source}: unknown element type "${value}".`);
       parameters.dtype = value;

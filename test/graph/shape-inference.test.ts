@@ -88,6 +88,51 @@ describe('shape inference', () => {
     expect(inferOutputShapes(node({ op: 'Add', activation: 'none' }), [[1, 4, 4, 8], [8]], 'NHWC')).toEqual([[1, 4, 4, 8]]);
   });
 
+  it('the transformer ops: gather, layer normalization, gelu, transpose, slice, causal mask', () => {
+    const with2 = (spec: OpSpec): Node => ({ ...spec, name: 'n', inputs: ['x', 'i'], outputs: ['y'] }) as Node;
+    expect(
+      inferOutputShapes(
+        with2({ op: 'Gather', axis: 0 }),
+        [
+          [50257, 768],
+          [1, 128],
+        ],
+        'NHWC',
+      ),
+    ).toEqual([[1, 128, 768]]);
+    expect(inferOutputShapes(with2({ op: 'Gather', axis: -1 }), [[2, 3, 5], [4]], 'NHWC')).toEqual([[2, 3, 4]]);
+    expect(
+      inferOutputShapes(
+        with2({ op: 'Gather', axis: 0, rows: { start: 10, of: 30 } }),
+        [
+          [20, 8],
+          [1, 4],
+        ],
+        'NHWC',
+      ),
+    ).toEqual([[1, 4, 8]]);
+    expect(() =>
+      inferOutputShapes(
+        with2({ op: 'Gather', axis: 0, rows: { start: 11, of: 30 } }),
+        [
+          [20, 8],
+          [1, 4],
+        ],
+        'NHWC',
+      ),
+    ).toThrow(/do not fit/);
+    expect(inferOutputShapes(node({ op: 'LayerNormalization', axis: -1, epsilon: 1e-5 }), [[1, 7, 768], [768], [768]], 'NHWC')).toEqual([[1, 7, 768]]);
+    expect(() => inferOutputShapes(node({ op: 'LayerNormalization', axis: -1, epsilon: 1e-5 }), [[1, 7, 768], [767]], 'NHWC')).toThrow(/scale \[767\]/);
+    expect(inferOutputShapes(node({ op: 'Gelu', approximate: 'tanh' }), [[1, 7, 3072]], 'NHWC')).toEqual([[1, 7, 3072]]);
+    expect(inferOutputShapes(node({ op: 'Transpose', perm: [1, 2, 0] }), [[577, 12, 64]], 'NHWC')).toEqual([[12, 64, 577]]);
+    expect(() => inferOutputShapes(node({ op: 'Transpose', perm: [1, 1, 0] }), [[2, 3, 4]], 'NHWC')).toThrow(/not a permutation/);
+    expect(inferOutputShapes(node({ op: 'Slice', axes: [1], starts: [0], ends: [1] }), [[1, 577, 768]], 'NHWC')).toEqual([[1, 1, 768]]);
+    expect(inferOutputShapes(node({ op: 'Slice', axes: [0, -1], starts: [2, 1], ends: [5, 3] }), [[8, 4]], 'NHWC')).toEqual([[3, 2]]);
+    expect(() => inferOutputShapes(node({ op: 'Slice', axes: [0], starts: [0], ends: [9] }), [[8, 4]], 'NHWC')).toThrow(/does not fit/);
+    expect(inferOutputShapes(node({ op: 'CausalMask' }), [[12, 128, 128]], 'NHWC')).toEqual([[12, 128, 128]]);
+    expect(() => inferOutputShapes(node({ op: 'CausalMask' }), [[12, 128, 64]], 'NHWC')).toThrow(/at least as many keys/);
+  });
+
   it('names the node when inputs do not fit', () => {
     expect(() => inferOutputShapes(conv({ groups: 3 }), [[1, 8, 8, 4]], 'NHWC')).toThrow(GraphError);
     expect(() =>

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GraphError, type Graph, type Node } from '../../src/graph/ir.ts';
 import { graphToProblem } from '../../src/graph/lifetimes.ts';
 import { convertToNchw, sameOrder, toNchw } from '../../src/graph/to-nchw.ts';
+import { NetworkBuilder } from '../../src/models/builder.ts';
 import { GraphBuilder, nchwNetwork, nhwcNetwork, nhwcOrderNetwork } from '../io/onnx/graphs.ts';
 
 const nodeOf = (graph: Graph, output: string): Node => graph.nodes.find((n) => n.outputs[0] === output)!;
@@ -212,6 +213,28 @@ describe('toNchw', () => {
     expect(shapeOf(converted, 'flat')).toEqual([1, 32]);
     expect(graphToProblem(converted).records).toEqual(graphToProblem(graph).records);
     expect(convertToNchw(nhwcNetwork()).nhwcOrder.size).toBe(0);
+  });
+
+  it('gives a Transpose of a 4-D tensor the permutation that does the same in NCHW, and rewrites a Slice axis', () => {
+    const b = new NetworkBuilder('transposed');
+    const x = b.input('x', [1, 2, 3, 4]);
+    const swapped = b.transpose('swapped', x, [0, 3, 1, 2]);
+    const cut = b.slice('cut', swapped, 3, 1, 3);
+    const nhwc = b.build([cut]);
+    const graph = toNchw(nhwc);
+    // NHWC [1, 2, 3, 4] -> [1, 4, 2, 3] (permuted again to NCHW [1, 3, 4, 2]); in NCHW the input is [1, 4, 2, 3].
+    expect(shapeOf(graph, 'swapped')).toEqual([1, 3, 4, 2]);
+    expect(nodeOf(graph, 'swapped')).toMatchObject({ op: 'Transpose', perm: [0, 3, 1, 2] });
+    // The NHWC slice cuts the channels (axis 3), NCHW's axis 1.
+    expect(nodeOf(graph, 'cut')).toMatchObject({ op: 'Slice', axes: [1] });
+    expect(shapeOf(graph, 'cut')).toEqual([1, 2, 4, 2]);
+    expect(graphToProblem(graph).records).toEqual(graphToProblem(nhwc).records);
+  });
+
+  it('refuses a LayerNormalization, CausalMask or Gather on 4-D tensors (their axes are trailing ones)', () => {
+    const b = new NetworkBuilder('normed');
+    const x = b.input('x', [1, 2, 3, 4]);
+    expect(() => toNchw(b.build([b.layerNorm('ln', x, 1e-5)]))).toThrow(/node ln \(LayerNormalization\): .* is 4-D/);
   });
 
   it('knows which NHWC shapes order their elements as NCHW does', () => {

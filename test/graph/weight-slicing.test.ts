@@ -90,3 +90,42 @@ describe('weight slicing', () => {
     expect(bitIdentical(await run(slices), await run(weighted))).toBe(true);
   });
 });
+
+describe('weight slicing of an embedding table', () => {
+  /** A Gather of a [40, 12] table by token ids, a LayerNorm, and a head tied to the table (one constant read by two layers). */
+  function embedding(): Graph {
+    const b = new NetworkBuilder('embedding');
+    const ids = b.input('ids', [1, 9], 'int32');
+    const table = b.parameter('table', [40, 12]);
+    const x = b.layerNorm('ln', b.gather('lookup', table, ids), 1e-5);
+    return b.build([b.dense('head', x, 40, 'none', { keepDims: true, weights: table, bias: false })]);
+  }
+  const graph = embedding();
+  const limit = 7 * 12 * 4;
+  const sliced = sliceWeights(graph, limit);
+
+  it('cuts the table into runs of rows within the limit, chained: each Gather takes the one before', () => {
+    const parts = sliced.nodes.filter((n) => n.name.startsWith('lookup@slice'));
+    expect(parts.map((n) => (n.op === 'Gather' ? n.rows : undefined))).toEqual([0, 7, 14, 21, 28, 35].map((start) => ({ start, of: 40 })));
+    expect(parts.map((n) => sliced.tensors.get(n.inputs[0])!.shape)).toEqual([...new Array(5).fill([7, 12]), [5, 12]]);
+    parts.forEach((part, k) => {
+      expect(part.inputs.slice(1)).toEqual(k === 0 ? ['ids'] : ['ids', parts[k - 1].outputs[0]]);
+      expect(layerMemory(sliced, part).weightBytes).toBeLessThanOrEqual(limit);
+    });
+    expect(parts[parts.length - 1].outputs).toEqual(['lookup']);
+    // The tied head is sliced as a FullyConnected of its own, with slices of its own.
+    expect(sliced.nodes.filter((n) => n.name.startsWith('head@slice')).length).toBeGreaterThan(1);
+  });
+
+  it('computes the same logits, bit for bit', async () => {
+    const weighted = weightedGraph(graph, 'seeded', 4);
+    const outputs = await run(sliceWeights(weighted, limit));
+    expect(bitIdentical(outputs, await run(weighted))).toBe(true);
+    // Whole-number token ids in [0, 40): every one of them picks a row.
+    expect(
+      seededInputs(weighted, 3)
+        .get('ids')!
+        .every((v) => Number.isInteger(v) && v >= 0 && v < 40),
+    ).toBe(true);
+  });
+});

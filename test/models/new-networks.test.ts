@@ -4,7 +4,7 @@ import { bitIdentical, seededInputs, weightedGraph } from '../../src/backends/ru
 import { executionOrder } from '../../src/graph/execution-order.ts';
 import { elementCount, type Graph, type Tensor } from '../../src/graph/ir.ts';
 import { graphToProblem } from '../../src/graph/lifetimes.ts';
-import { buildZooModel, PAPER_ZOO, ZOO } from '../../src/models/zoo.ts';
+import { buildZooModel, PAPER_ZOO, TRANSFORMER_ZOO, ZOO } from '../../src/models/zoo.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../src/planners/registry.ts';
 
@@ -78,8 +78,10 @@ describe('the ImageNet networks beyond the paper', () => {
   it('are in the zoo after the six of the paper, which stay PAPER_ZOO', () => {
     expect(ZOO.slice(0, 6)).toEqual(PAPER_ZOO);
     expect(PAPER_ZOO.map((m) => m.name)).toEqual(['mobilenet-v1', 'mobilenet-v2', 'deeplab-v3', 'inception-v3', 'posenet', 'blazeface']);
-    expect(ZOO.slice(6).map((m) => m.name)).toEqual(NEW);
-    for (const model of ZOO.slice(6)) {
+    expect(ZOO.slice(6, 6 + NEW.length).map((m) => m.name)).toEqual(NEW);
+    // The transformers come last (test/models/vit.test.ts, gpt-2.test.ts).
+    expect(ZOO.slice(6 + NEW.length)).toEqual(TRANSFORMER_ZOO);
+    for (const model of ZOO.slice(6, 6 + NEW.length)) {
       expect(model.defaults).toEqual({ inputSize: 224, widthMultiplier: 1, batch: 1, dtype: 'float32' });
       expect(model.tunable).toEqual(expect.arrayContaining(['inputSize', 'batch', 'dtype']));
       expect(model.reference.length).toBeGreaterThan(0);

@@ -56,9 +56,11 @@ function listModels(json: boolean): void {
     process.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
     return;
   }
-  const rows = models.map((m) => [m.source, m.title, `${m.defaults.inputSize}x${m.defaults.inputSize}`, m.reference]);
+  // A language model's input is a sequence of token ids, an image model's a square of pixels.
+  const input = (d: (typeof models)[number]['defaults']): string => (d.tokens === undefined ? `${d.inputSize}x${d.inputSize}` : `${d.tokens} tokens`);
+  const rows = models.map((m) => [m.source, m.title, input(m.defaults), m.reference]);
   process.stdout.write(`${alignedTable(['source', 'title', 'input', 'reproduces'], rows)}\n`);
-  process.stdout.write('parameters: zoo:<model>?input=160&width=0.5&batch=2&dtype=float16 (where the model allows them)\n');
+  process.stdout.write('parameters: zoo:<model>?input=160&width=0.5&batch=2&dtype=float16, transformers also tokens=N&layers=N (where the model allows them)\n');
 }
 
 /**

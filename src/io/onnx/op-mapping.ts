@@ -6,17 +6,50 @@
  */
 import type { Activation, Node } from '../../graph/ir.ts';
 import type { NodeView } from './node-view.ts';
-import { ONNX_TYPE, ONNX_TYPE_NAME, TO_NCHW, TO_NHWC } from './proto.ts';
+import { MASK_SUFFIX, ONNX_TYPE, ONNX_TYPE_NAME } from './proto.ts';
 
 /** A mapped node, or a standalone activation that may still be fused (see readOnnx). */
 export type Entry =
   | { readonly kind: 'node'; node: Node }
   | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string }
-  /** Only the writer's Transposes around a Reshape (`Y:nhwc`, `Y:nhwc-out`) are read. */
+  /** A Transpose: the writer's around a Reshape (`Y:nhwc`, `Y:nhwc-out`) are folded into it, any other becomes a Transpose node. */
   | { readonly kind: 'transpose'; readonly perm: readonly number[]; readonly name: string; readonly input: string; readonly output: string };
 
 export const entryInputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.inputs : [entry.input]);
 export const entryOutputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.outputs : [entry.output]);
+
+/**
+ * The writer's CausalMask: Add(x, `Y:mask`) where the constant [T, S] is 0 on and below the
+ * diagonal i + S - T and -inf above it (checked value by value where the file holds them).
+ */
+function isCausalMask(node: NodeView): boolean {
+  const maskName = node.inputs[1];
+  if (maskName !== node.outputs[0] + MASK_SUFFIX) return false;
+  const mask = node.tensorOf(maskName);
+  const xs = node.inputShape(0);
+  if (!mask?.constant || mask.shape.length !== 2 || xs.length < 2 || mask.shape.join() !== xs.slice(-2).join()) return false;
+  const [queries, keys] = mask.shape;
+  if (keys < queries) return false;
+  if (mask.data === undefined) return true;
+  const values = node.constFloats(1, 'mask') ?? [];
+  return values.every((v, e) => v === (e % keys > Math.floor(e / keys) + keys - queries ? -Infinity : 0));
+}
+
+/** Slice with step 1 (starts, ends, axes as inputs from opset 10, attributes before), bounds clamped to the input. */
+function slice(node: NodeView, xs: readonly number[]): Record<string, unknown> {
+  const late = node.opset >= 10;
+  const starts = (late ? node.constInts(1, 'starts') : node.ints('starts')) ?? node.fail('it has no starts');
+  const ends = (late ? node.constInts(2, 'ends') : node.ints('ends')) ?? node.fail('it has no ends');
+  const axes = (late ? node.constInts(3, 'axes') : node.ints('axes')) ?? starts.map((_, k) => k);
+  const steps = late ? node.constInts(4, 'steps') : undefined;
+  if (steps?.some((step) => step !== 1)) node.fail(`steps [${steps}] are not supported (only 1)`);
+  if (starts.length !== axes.length || ends.length !== axes.length) node.fail('starts, ends and axes differ in length');
+  const clamp = (value: number, dim: number): number => Math.min(dim, Math.max(0, value < 0 ? value + dim : value));
+  const normalized = axes.map((a) => (a < 0 ? a + xs.length : a));
+  if (normalized.some((a) => a < 0 || a >= xs.length)) node.fail(`axes [${axes}] are out of range for rank ${xs.length}`);
+  const clampedStarts = normalized.map((a, k) => clamp(starts[k], xs[a]));
+  return { op: 'Slice', axes: normalized, starts: clampedStarts, ends: normalized.map((a, k) => Math.max(clampedStarts[k], clamp(ends[k], xs[a]))) };
+}
 
 /** The entry an ONNX node becomes. */
 export function mapNode(node: NodeView): Entry {
@@ -74,7 +107,28 @@ export function mapNode(node: NodeView): Entry {
       return ir({ op: 'MatMul' }, [x, inputs[1] ?? ''], 2);
     case 'Add':
     case 'Mul':
+      if (opType === 'Add' && isCausalMask(node)) return ir({ op: 'CausalMask' });
       return ir({ op: opType, activation: 'none' }, [x, inputs[1] ?? ''], 2);
+    case 'Gather': {
+      const axis = node.int('axis', 0);
+      if (axis < -xs.length || axis >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
+      const indices = node.tensorOf(inputs[1] ?? '');
+      if (indices !== undefined && indices.dtype !== 'int32' && indices.dtype !== 'int64') node.fail(`its indices ${inputs[1]} are ${indices.dtype}, not int32 or int64`);
+      if (indices?.constant) node.fail(`its indices ${inputs[1]} are a constant; only computed indices (token ids) are supported`);
+      return ir({ op: 'Gather', axis }, [x, inputs[1] ?? ''], 2);
+    }
+    case 'LayerNormalization': {
+      const axis = node.int('axis', -1);
+      if (axis < -xs.length || axis >= xs.length) node.fail(`axis ${axis} is out of range for rank ${xs.length}`);
+      return ir({ op: 'LayerNormalization', axis, epsilon: node.float('epsilon', 1e-5) }, [x, inputs[1] ?? '', inputs[2] ?? ''], 2);
+    }
+    case 'Gelu': {
+      const approximate = node.string('approximate', 'none');
+      if (approximate !== 'none' && approximate !== 'tanh') node.fail(`approximate "${approximate}" is not one of none, tanh`);
+      return ir({ op: 'Gelu', approximate });
+    }
+    case 'Slice':
+      return ir(slice(node, xs));
     case 'Concat': {
       const axis = node.int('axis', opset < 4 ? 1 : undefined);
       return ir(
@@ -141,8 +195,8 @@ export function mapNode(node: NodeView): Entry {
     case 'Upsample':
       return ir(node.resize(xs));
     case 'Transpose': {
-      const perm = node.ints('perm') ?? [3, 2, 1, 0];
-      if (xs.length !== 4 || (perm.join() !== TO_NHWC.join() && perm.join() !== TO_NCHW.join())) node.fail('op type Transpose is not supported');
+      const perm = node.ints('perm') ?? xs.map((_, k) => xs.length - 1 - k);
+      if (perm.length !== xs.length || new Set(perm).size !== xs.length || perm.some((k) => k < 0 || k >= xs.length)) node.fail(`perm [${perm}] is not a permutation of rank ${xs.length}`);
       return { kind: 'transpose', perm, name: node.name, input: x, output: node.outputs[0] };
     }
     case 'Relu':

@@ -52,7 +52,10 @@ export const EXTERNAL = 1;
  *            transposed back to NHWC order (perm [0, 2, 3, 1]) because the op flattens a
  *            tensor whose elements NHWC and NCHW order differently (BlazeFace's heads);
  * - `Y:nhwc-out` such a Reshape's result in NHWC order, before the Transpose (perm
- *            [0, 3, 1, 2]) that writes `Y` in NCHW order.
+ *            [0, 3, 1, 2]) that writes `Y` in NCHW order;
+ * - `Y:scaled` the input of a Softmax `Y` with beta != 1, times the constant `Y:beta` (a Mul);
+ * - `Y:mask`  the constant [T, S] of 0 and -inf that an Add puts on the scores of a
+ *            CausalMask `Y`.
  *
  * The writer's own constants (Reshape shapes, Pad pads, Resize sizes, Clip bounds, ...) are
  * named `Y:<what>` too; they are constants and never records.
@@ -62,6 +65,9 @@ export const FLAT_SUFFIX = ':flat';
 export const TWO_D_SUFFIX = ':2d';
 export const NHWC_SUFFIX = ':nhwc';
 export const NHWC_OUT_SUFFIX = ':nhwc-out';
+export const SCALED_SUFFIX = ':scaled';
+export const BETA_SUFFIX = ':beta';
+export const MASK_SUFFIX = ':mask';
 /** The Transposes around `Y:nhwc` and `Y:nhwc-out`. */
 export const TO_NHWC = [0, 2, 3, 1] as const;
 export const TO_NCHW = [0, 3, 1, 2] as const;

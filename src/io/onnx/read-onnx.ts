@@ -3,6 +3,7 @@ import { GraphError, elementCount, type Activation, type Graph, type Node, type 
 import { inferOutputShapes } from '../../graph/shape-inference.ts';
 import { InputError } from '../input-error.ts';
 import {
+  BETA_SUFFIX,
   EXTERNAL,
   FLAT_SUFFIX,
   NHWC_OUT_SUFFIX,
@@ -10,6 +11,7 @@ import {
   ONNX_TYPE,
   ONNX_TYPE_NAME,
   PRE_SUFFIX,
+  SCALED_SUFFIX,
   TO_NCHW,
   TO_NHWC,
   TWO_D_SUFFIX,
@@ -20,7 +22,7 @@ import {
   type TensorProto,
   type ValueInfoProto,
 } from './proto.ts';
-import { typedArrayOf } from './tensor-data.ts';
+import { numbersOf, typedArrayOf } from './tensor-data.ts';
 import { NodeView, type Int64 } from './node-view.ts';
 import { entryInputs, entryOutputs, mapNode, type Entry } from './op-mapping.ts';
 
@@ -59,9 +61,11 @@ export interface ReadOnnxOptions {
  * node of its own, so the records of a foreign model are exactly its tensors. Likewise the
  * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected,
  * and its Transposes around a Reshape (`Y:nhwc` before, `Y:nhwc-out` after; written for an
- * NHWC graph that flattens a tensor NHWC and NCHW order differently) into that Reshape: the
- * IR has no Transpose, and element order does not change a usage record. Any other
- * Transpose is unsupported. So `readOnnx(writeOnnx(g))` has the records of `g`.
+ * NHWC graph that flattens a tensor NHWC and NCHW order differently) into that Reshape
+ * (element order does not change a usage record); any other Transpose is a Transpose node.
+ * The writer's Mul by `Y:beta` before a Softmax `Y` comes back as the Softmax's beta, and its
+ * Add of the causal mask `Y:mask` as a CausalMask. So `readOnnx(writeOnnx(g))` has the
+ * records of `g`.
  *
  * Errors: a file that does not decode is an InputError; a model the IR cannot express (an
  * unsupported op, a shape mismatch) is a GraphError naming the file and the node.
@@ -438,7 +442,8 @@ class OnnxReader {
           return;
         }
       }
-      this.graphError(`node ${entry.name} (Transpose): op type Transpose is not supported (only the Transposes that writeOnnx puts around a Reshape are read).`);
+      // Any other Transpose is an op of its own.
+      entries[index] = { kind: 'node', node: { op: 'Transpose', perm, name: entry.name, inputs: [input], outputs: [output] } };
     });
 
     entries.forEach((entry, index) => {
@@ -474,6 +479,17 @@ class OnnxReader {
           }
         }
       }
+      // Mul(x, Y:beta) -> Y:scaled -> Softmax: a Softmax with that beta.
+      if (node.op === 'Softmax' && node.beta === 1 && node.inputs[0] === node.outputs[0] + SCALED_SUFFIX) {
+        const scale = privateProducer(node.inputs[0]);
+        const beta = scale?.node.op === 'Mul' ? this.tensors.get(scale.node.inputs[1]) : undefined;
+        const value = beta?.data === undefined ? undefined : numbersOf(beta.data, beta.dtype, 1);
+        if (scale && beta?.constant && beta.name === node.outputs[0] + BETA_SUFFIX && elementCount(beta.shape) === 1 && value?.length === 1) {
+          node = { ...node, beta: value[0], inputs: [scale.node.inputs[0]] };
+          entries[scale.index] = undefined;
+          dropped.add(scale.node.outputs[0]);
+        }
+      }
       entry.node = node;
     });
     // Re-index producers after the folds above.
@@ -507,7 +523,7 @@ class OnnxReader {
         nodes.push(pending.get(index) ?? entry.node);
         return;
       }
-      if (entry.kind === 'transpose') return; // folded or refused above
+      if (entry.kind === 'transpose') return; // folded or made a node above
       const op = ({ relu: 'Relu', relu6: 'Relu6', sigmoid: 'Sigmoid', tanh: 'Tanh' } as const)[entry.activation as 'relu'];
       if (op === undefined) this.graphError(`node ${entry.name} (Clip): Clip(-1, 1) is not supported as an op of its own; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are.`);
       nodes.push({ op, name: entry.name, inputs: [entry.input], outputs: [entry.output] });

@@ -5,13 +5,16 @@ import { withSeededWeights } from '../../graph/seeded-weights.ts';
 import { convertToNchw, type NhwcOrderNodes } from '../../graph/to-nchw.ts';
 import {
   ATTRIBUTE_TYPE,
+  BETA_SUFFIX,
   EXTERNAL,
   FLAT_SUFFIX,
+  MASK_SUFFIX,
   NHWC_OUT_SUFFIX,
   NHWC_SUFFIX,
   NOT_EXPORTED_LOCATION,
   ONNX_TYPE,
   PRE_SUFFIX,
+  SCALED_SUFFIX,
   TO_NCHW,
   TO_NHWC,
   TWO_D_SUFFIX,
@@ -33,7 +36,7 @@ export interface WriteOnnxOptions {
   readonly weights: 'random' | 'none';
   /** Seed of the random weights (default 1). */
   readonly seed?: number;
-  /** The default-domain opset, 11 to 21 (default 13). */
+  /** The default-domain opset, 11 to 21 (default 13, or the lowest that has every op of the graph: LayerNormalization 17, Gelu 20). */
   readonly opset?: number;
 }
 
@@ -76,17 +79,29 @@ export interface WriteOnnxOptions {
  *   round_prefer_ceil, tf_half_pixel_for_nn or asymmetric with floor).
  * - Only the data inputs of an IR node are written (a TFLite Reshape's shape tensor or a
  *   Mean's axis tensor are not); the node's attributes say the same.
- * - Softmax with beta != 1 has no ONNX form and is a GraphError.
+ * - Softmax with beta != 1 (an attention's scale) is Mul(x, `Y:beta`) to `Y:scaled`, then
+ *   Softmax; CausalMask is Add(x, `Y:mask`), a constant [T, S] of 0 and -inf. The reader
+ *   folds both back.
+ * - A Gather's indices (token ids) keep their integer type; every other tensor is float32.
+ *   LayerNormalization needs opset 17 and Gelu opset 20: without `opset` the writer takes the
+ *   lowest that has every op of the graph; a lower one given is a GraphError. A Gather of a
+ *   table slice (weight slicing's) has no ONNX form.
  */
 export function writeOnnx(input: Graph, options: WriteOnnxOptions): Uint8Array {
-  const opset = options.opset ?? 13;
+  const needed = Math.max(13, ...input.nodes.map((node) => MIN_OPSET[node.op] ?? 0));
+  const opset = options.opset ?? needed;
   if (!Number.isInteger(opset) || opset < 11 || opset > 21) throw new RangeError(`writeOnnx: opset ${opset} is not supported (11 to 21).`);
+  const late = input.nodes.find((node) => (MIN_OPSET[node.op] ?? 0) > opset);
+  if (late !== undefined) throw new GraphError(`node ${late.name} (${late.op}): cannot be written as ONNX opset ${opset}: ${late.op} needs opset ${MIN_OPSET[late.op]}.`);
   // Random weights come from the graph layer, in the graph's own layout, so that a backend
   // running the same graph with the same seed computes the same function.
   const seeded = options.weights === 'random' ? withSeededWeights(input, options.seed ?? 1) : input;
   const { graph, nhwcOrder } = convertToNchw(seeded, { keepNhwcOrder: true });
   return new OnnxWriter(graph, nhwcOrder, options, opset).write();
 }
+
+/** The first default-domain opset with the op (those not listed are in every opset the writer takes). */
+const MIN_OPSET: Partial<Record<Node['op'], number>> = { LayerNormalization: 17, Gelu: 20 };
 
 /** A protobuf message (the whole ONNX file) cannot exceed 2 GiB. */
 const MAX_WEIGHT_BYTES = 2 ** 31 - 1;
@@ -143,7 +158,7 @@ class OnnxWriter {
     return name;
   }
 
-  private floatConstant(wanted: string, values: readonly number[], dims: readonly number[]): string {
+  private floatConstant(wanted: string, values: ArrayLike<number>, dims: readonly number[]): string {
     const name = this.constantName(wanted);
     this.initializers.push({ name, dims: [...dims], dataType: ONNX_TYPE.FLOAT, rawData: new Uint8Array(Float32Array.from(values).buffer) });
     return name;
@@ -305,9 +320,41 @@ class OnnxWriter {
         if (this.opset >= 13) return this.emit('Squeeze', node, [x, this.int64Constant(`${output}:axes`, node.axes)], output);
         return this.emit('Squeeze', node, [x], output, [attrInts('axes', node.axes)]);
       }
-      case 'Softmax':
-        if (node.beta !== 1) this.fail(node, `Softmax with beta ${node.beta} has no ONNX op`);
-        return this.emit('Softmax', node, [this.input(node.inputs[0])], output, [attrInt('axis', node.axis)]);
+      case 'Softmax': {
+        let x = this.input(node.inputs[0]);
+        if (node.beta !== 1) {
+          const scaled = this.fresh(output + SCALED_SUFFIX, this.shapeOf(output), node);
+          this.emit('Mul', node, [x, this.floatConstant(`${output}${BETA_SUFFIX}`, [node.beta], [])], scaled, [], ':beta');
+          x = scaled;
+        }
+        return this.emit('Softmax', node, [x], output, [attrInt('axis', node.axis)]);
+      }
+      case 'Gather':
+        if (node.rows !== undefined) this.fail(node, 'a Gather of a slice of a table (weight slicing) has no ONNX op');
+        return this.emit('Gather', node, [this.input(node.inputs[0]), this.input(node.inputs[1])], output, [attrInt('axis', node.axis)]);
+      case 'LayerNormalization':
+        return this.emit(
+          'LayerNormalization',
+          node,
+          data.map((name) => this.input(name)),
+          output,
+          [attrInt('axis', node.axis), attrFloat('epsilon', node.epsilon)],
+        );
+      case 'Gelu':
+        return this.emit('Gelu', node, [this.input(node.inputs[0])], output, [attrString('approximate', node.approximate)]);
+      case 'Transpose':
+        return this.emit('Transpose', node, [this.input(node.inputs[0])], output, [attrInts('perm', node.perm)]);
+      case 'Slice': {
+        const bounds = [this.int64Constant(`${output}:starts`, node.starts), this.int64Constant(`${output}:ends`, node.ends), this.int64Constant(`${output}:axes`, node.axes)];
+        return this.emit('Slice', node, [this.input(node.inputs[0]), ...bounds], output);
+      }
+      case 'CausalMask': {
+        const shape = this.shapeOf(output);
+        const [queries, keys] = shape.slice(-2);
+        const mask = new Float32Array(queries * keys);
+        for (let i = 0; i < queries; i++) mask.fill(-Infinity, i * keys + i + keys - queries + 1, (i + 1) * keys);
+        return this.emit('Add', node, [this.input(node.inputs[0]), this.floatConstant(`${output}${MASK_SUFFIX}`, mask, [queries, keys])], output);
+      }
       case 'Resize':
         return this.resize(node);
       case 'Relu':
@@ -382,7 +429,14 @@ class OnnxWriter {
   }
 
   private valueInfo(name: string, shape: readonly number[]): ValueInfoProto {
-    return { name, type: { tensorType: { elemType: ONNX_TYPE.FLOAT, shape: { dim: shape.map((d) => ({ dimValue: d })) } } } };
+    return { name, type: { tensorType: { elemType: this.elementType(name), shape: { dim: shape.map((d) => ({ dimValue: d })) } } } };
+  }
+
+  /** float32, but for a Gather's integer indices (ONNX takes no float indices). */
+  private elementType(name: string): number {
+    const dtype = this.graph.tensors.get(name)?.dtype;
+    if ((dtype !== 'int32' && dtype !== 'int64') || !this.graph.nodes.some((node) => node.op === 'Gather' && node.inputs[1] === name)) return ONNX_TYPE.FLOAT;
+    return dtype === 'int32' ? ONNX_TYPE.INT32 : ONNX_TYPE.INT64;
   }
 
   write(): Uint8Array {

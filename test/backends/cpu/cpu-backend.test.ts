@@ -98,6 +98,26 @@ describe('the CPU backend', () => {
     60_000,
   );
 
+  it.each(['zoo:vit-b-16?input=64&layers=2&width=0.25', 'zoo:gpt-2?tokens=16&layers=2&width=0.25'])(
+    '%s (the transformers, small) agrees with onnxruntime: relative error < 1e-5, every logit within 1e-5',
+    async (source) => {
+      const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
+      const problem = graphToProblem(graph, CPU_RECORDS);
+      const inputs = seededInputs(graph, 3);
+      const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
+      const ours = await prepared.infer(inputs);
+      const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+      expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-5);
+      for (const [name, expected] of peer.outputs) {
+        const actual = ours.get(name)!;
+        let worst = 0;
+        for (let k = 0; k < expected.length; k++) worst = Math.max(worst, Math.abs(actual[k] - expected[k]));
+        expect(worst, name).toBeLessThan(1e-5);
+      }
+    },
+    60_000,
+  );
+
   it('reports latency, memory and the proof against naive through execute', async () => {
     const report = await execute(buildZooModel('zoo:blazeface'), {
       backend: cpuBackend,

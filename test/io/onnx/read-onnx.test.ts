@@ -288,11 +288,14 @@ describe('readOnnx: errors', () => {
     expect(domain.message).toMatch(/op com\.microsoft\.Gelu is not supported/);
   });
 
-  it("refuses a Transpose that is not one of the writer's", () => {
+  it("reads a Transpose that is not one of the writer's as a Transpose node, and refuses a perm that is no permutation", () => {
     const bytes = singleOp(13, node('Transpose', ['x'], ['y'], [attr.ints('perm', [0, 2, 3, 1])], 'nhwc'));
-    expect(() => readOnnx(bytes, 't.onnx')).toThrow('t.onnx: node nhwc (Transpose): op type Transpose is not supported');
-    const other = singleOp(13, node('Transpose', ['x'], ['y'], [attr.ints('perm', [1, 0, 2, 3])], 'swap'));
-    expect(() => readOnnx(other, 't.onnx')).toThrow('t.onnx: node swap (Transpose): op type Transpose is not supported');
+    expect(only(readOnnx(bytes, 't.onnx'))).toMatchObject({ op: 'Transpose', perm: [0, 2, 3, 1], inputs: ['x'], outputs: ['y'] });
+    expect(shape(readOnnx(bytes, 't.onnx'))).toEqual([1, 8, 8, 4]);
+    const reversed = singleOp(13, node('Transpose', ['x'], ['y'], [], 'reverse'));
+    expect(only(readOnnx(reversed, 't.onnx'))).toMatchObject({ op: 'Transpose', perm: [3, 2, 1, 0] });
+    const other = singleOp(13, node('Transpose', ['x'], ['y'], [attr.ints('perm', [1, 1, 2, 3])], 'swap'));
+    expect(() => readOnnx(other, 't.onnx')).toThrow('t.onnx: node swap (Transpose): perm [1,1,2,3] is not a permutation of rank 4');
   });
 
   const dynamic = () => model({ opset: 13, nodes: [node('Relu', ['image'], ['y'])], inputs: [value('image', ['batch', 3, 224, 224])], outputs: [value('y', ['batch', 3, 224, 224])] });

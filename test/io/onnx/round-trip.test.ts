@@ -145,11 +145,19 @@ describe('readOnnx(writeOnnx(graph))', () => {
     for (const name of ['boxes:nhwc', 'grid:nhwc-out', 'flat:nhwc', 'fc:nhwc', 'fc:flat', 'fc:pre']) expect(back.tensors.has(name)).toBe(false);
   });
 
-  it('writes Softmax with beta other than 1 as an error', () => {
+  it('writes Softmax with beta other than 1 as a Mul by `Y:beta` before it, and reads it back as that beta', () => {
     const b = new GraphBuilder('beta', 'NCHW');
     b.input('x', [1, 10]);
     b.op({ op: 'Softmax', axis: -1, beta: 2 }, ['x'], 'y');
-    expect(() => writeOnnx(b.build(['y']), { weights: 'none' })).toThrow(/beta 2/);
+    const graph = b.build(['y']);
+    const bytes = writeOnnx(graph, { weights: 'none' });
+    expect(onnx.ModelProto.decode(bytes).graph!.node!.map((n) => [n.opType, n.input, n.output])).toEqual([
+      ['Mul', ['x', 'y:beta'], ['y:scaled']],
+      ['Softmax', ['y:scaled'], ['y']],
+    ]);
+    const back = readOnnx(bytes, 'beta.onnx');
+    expect(back.nodes).toEqual(graph.nodes);
+    expect(back.tensors.has('y:scaled')).toBe(false);
   });
 });
 

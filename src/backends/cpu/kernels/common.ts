@@ -15,6 +15,18 @@ export function count(shape: readonly number[]): number {
   return n;
 }
 
+/**
+ * A one-input kernel's operands, their lengths checked against their shapes: the input, its
+ * shape, the output and its shape.
+ */
+export function unaryOperands(call: KernelCall): { x: Float32Array; shape: readonly number[]; out: Float32Array; outShape: readonly number[] } {
+  const x = input(call, 0);
+  const shape = call.inputShapes[0];
+  checkLength(call, x, shape, 'input');
+  checkLength(call, call.output, call.outputShape, 'output');
+  return { x, shape, out: call.output, outShape: call.outputShape };
+}
+
 /** Throws unless `data` holds exactly the elements of `shape`. */
 export function checkLength(call: KernelCall, data: Float32Array, shape: readonly number[], what: string): void {
   const expected = count(shape);

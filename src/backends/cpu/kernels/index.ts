@@ -1,15 +1,21 @@
 import type { OpType } from '../../../graph/ir.ts';
 import type { Kernel, KernelTable, WeightPreparer } from '../kernel.ts';
 import { add, mul } from './binary.ts';
+import { causalMask } from './causal-mask.ts';
 import { concat } from './concat.ts';
 import { scratchBufferBytes } from './common.ts';
 import { conv, prepareConv } from './conv.ts';
+import { gather } from './gather.ts';
+import { gelu } from './gelu.ts';
+import { layerNorm } from './layer-norm.ts';
 import { fullyConnected, gemmOp, matMul, prepareFullyConnected } from './matmul.ts';
 import { mean } from './mean.ts';
 import { pad } from './pad.ts';
 import { averagePool, globalAveragePool, maxPool } from './pool.ts';
 import { resize } from './resize.ts';
+import { slice } from './slice.ts';
 import { softmax } from './softmax.ts';
+import { transpose } from './transpose.ts';
 import { copy, relu, relu6, sigmoid, tanh } from './unary.ts';
 
 import { simdMemoryBytes } from './wasm-simd.ts';
@@ -48,6 +54,12 @@ export const KERNELS: Readonly<Record<OpType, Kernel>> & KernelTable = {
   Sigmoid: sigmoid,
   Tanh: tanh,
   Dequantize: copy,
+  Gather: gather,
+  LayerNormalization: layerNorm,
+  Gelu: gelu,
+  Transpose: transpose,
+  Slice: slice,
+  CausalMask: causalMask,
 };
 
 /** Kernels that repack their weights: the backend derives them once, at prepare, and keeps only that form. */

@@ -1,18 +1,13 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel } from '../kernel.ts';
-import { checkLength, input } from './common.ts';
+import { unaryOperands } from './common.ts';
 
 type PadNode = Extract<Node, { op: 'Pad' }>;
 
 /** Pad with zeros: [before, after] per dimension. The output is cleared, then each innermost row copied in. */
 export const pad: Kernel = (call) => {
   const node = call.node as PadNode;
-  const x = input(call, 0);
-  const shape = call.inputShapes[0];
-  const out = call.output;
-  const outShape = call.outputShape;
-  checkLength(call, x, shape, 'input');
-  checkLength(call, out, outShape, 'output');
+  const { x, shape, out, outShape } = unaryOperands(call);
   const rank = shape.length;
   if (node.pads.length !== rank) throw new Error(`node ${node.name} (Pad): ${node.pads.length} pad pairs for rank ${rank}.`);
   for (let k = 0; k < rank; k++) {

@@ -1,17 +1,13 @@
 import type { Node } from '../../../graph/ir.ts';
 import type { Kernel } from '../kernel.ts';
-import { checkLength, input, normalizeAxis } from './common.ts';
+import { normalizeAxis, unaryOperands } from './common.ts';
 
 type SoftmaxNode = Extract<Node, { op: 'Softmax' }>;
 
 /** Softmax along one axis: exp(beta * (x - max)) / sum, the maximum subtracted for stability. */
 export const softmax: Kernel = (call) => {
   const node = call.node as SoftmaxNode;
-  const x = input(call, 0);
-  const shape = call.inputShapes[0];
-  const out = call.output;
-  checkLength(call, x, shape, 'input');
-  checkLength(call, out, shape, 'output');
+  const { x, shape, out } = unaryOperands(call);
   if (x.length === 0) return;
   const axis = shape.length === 0 ? 0 : normalizeAxis(call, node.axis, shape.length);
   const len = shape.length === 0 ? 1 : shape[axis];

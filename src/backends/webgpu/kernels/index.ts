@@ -10,7 +10,8 @@ import { resize } from './resize.ts';
 import { softmax } from './softmax.ts';
 
 /**
- * The WGSL kernels, one per op of the IR, with the CPU kernels' semantics (cpu/kernels/).
+ * The WGSL kernels, one per op of the IR but the transformer ops (kernel.ts), with the CPU
+ * kernels' semantics (cpu/kernels/).
  * Every kernel writes only its output (Reshape, Flatten, Squeeze and Dequantize copy into
  * the output's planned memory, as on the CPU).
  */

@@ -26,6 +26,12 @@ const ALL_OPS: Record<OpType, true> = {
   Sigmoid: true,
   Tanh: true,
   Dequantize: true,
+  Gather: true,
+  LayerNormalization: true,
+  Gelu: true,
+  Transpose: true,
+  Slice: true,
+  CausalMask: true,
 };
 
 describe('KERNELS', () => {
