@@ -338,7 +338,14 @@ function timingClaim(inputs: ClaimInputs): ClaimVerdict {
   };
 }
 
-const MARK: Record<Verdict, string> = { holds: 'holds', 'holds in direction': '*holds in direction*', 'does not hold': '**does not hold**', inconclusive: '*inconclusive*', pending: '*pending*' };
+/** How a verdict reads in a Markdown table (the study reports use it too). */
+export const MARK: Record<Verdict, string> = {
+  holds: 'holds',
+  'holds in direction': '*holds in direction*',
+  'does not hold': '**does not hold**',
+  inconclusive: '*inconclusive*',
+  pending: '*pending*',
+};
 
 /** "holds under 180, in direction under 20" of a claim's tie-order tally. */
 function tieOrderText(claim: ClaimVerdict): string {

@@ -1,26 +1,36 @@
 import { stringify } from 'csv-stringify/sync';
 import type { GroupsCell } from '../experiments/studies/parallel-groups.ts';
 import type { GroupsRow, ParallelGroupsConfig } from '../experiments/studies/parallel-groups-config.ts';
+import type { ThesisCell } from '../experiments/studies/parallel-groups-thesis.ts';
+import type { ExecuteReport } from '../backends/execution-report.ts';
 
 const MIB = 2 ** 20;
 export const mib = (bytes: number): string => (bytes / MIB).toFixed(2);
-const ms = (value: number): string => value.toFixed(1);
-const times = (value: number | undefined): string => (value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(2)}x`);
+export const ms = (value: number): string => value.toFixed(1);
+/** Our time as we report it: the median and its 95% interval. */
+export const medianWithInterval = (r: ExecuteReport): string => `${ms(r.latencyMs.median)} [${ms(r.latencyMs.ci95[0])}, ${ms(r.latencyMs.ci95[1])}]`;
+
+/**
+ * The memory a cell holds for the network: the plan's arena, the weights, graph I/O and
+ * the scratch kernels keep, as the backend counts them. The thesis' MB look like such a
+ * whole (report/studies/parallel-groups.ts says why); the arena alone is `footprint`.
+ */
+export const heldBytes = (r: ExecuteReport): number => r.footprint + r.memory.weights + r.memory.io + r.memory.scratch;
 
 /** The cell of a table row of a network (undefined where it did not run). */
 export function tableCell(cells: readonly GroupsCell[], network: string, row: string): GroupsCell | undefined {
   return cells.find((c) => c.part === 'table' && c.network === network && c.row === row);
 }
 
-/** The thesis' figures of a row of a network, where it publishes them. */
-export function thesisOf(config: ParallelGroupsConfig, network: string, row: string): { ms?: number; mb?: number } | undefined {
+/** The thesis' figures of a row of a network (our label), where it publishes them. */
+export function thesisOf(config: ParallelGroupsConfig, network: string, row: string): ThesisCell | undefined {
   const name = config.networks.find((n) => n.label === network)?.thesis;
   return name === undefined ? undefined : config.thesis.values[name]?.[row];
 }
 
 /**
- * Our rows against the thesis' table for every network, side by side: median latency (ms)
- * and planned intermediates (MiB) per row and network, the layout of the thesis' table.
+ * Our rows for every network in the layout of the thesis' table: median latency with its
+ * 95% interval (ms) and planned intermediates (MiB) per row and network.
  */
 export function overviewMarkdown(config: ParallelGroupsConfig, cells: readonly GroupsCell[]): string {
   const networks = config.networks.map((n) => n.label);
@@ -30,7 +40,7 @@ export function overviewMarkdown(config: ParallelGroupsConfig, cells: readonly G
     const values = networks.map((network) => {
       const cell = tableCell(cells, network, row.id);
       if (cell?.report === undefined) return cell?.error ? 'failed' : '—';
-      return `${ms(cell.report.latencyMs.median)} ms · ${mib(cell.report.footprint)} MiB${cell.report.matchesNaive === false ? ' **(outputs differ)**' : ''}`;
+      return `${medianWithInterval(cell.report)} ms · ${mib(cell.report.footprint)} MiB${cell.report.matchesNaive === false ? ' **(outputs differ)**' : ''}`;
     });
     return `| ${row.extra ? `*${row.label}*` : row.label} | ${values.join(' | ')} |`;
   });
@@ -38,30 +48,20 @@ export function overviewMarkdown(config: ParallelGroupsConfig, cells: readonly G
 }
 
 /**
- * One network's rows in full: what ran (schedule, planner, backend, steps), latency
- * (median, its 95% interval, min-max), memory (planned intermediates, weights, the measured
- * peak over the baseline), ours as ratios to our base row, and the thesis' figures and
- * ratios to its base row where it publishes them.
+ * One network's rows in full, as they ran: schedule, planner, backend, steps, latency
+ * (median, its 95% interval, min-max) and memory (planned intermediates, weights, all the
+ * network holds, the measured peak over the baseline). The thesis beside them is
+ * groups-comparison.ts.
  */
 export function networkMarkdown(config: ParallelGroupsConfig, cells: readonly GroupsCell[], network: string): string {
-  const base = tableCell(cells, network, config.rows[0].id)?.report;
-  const thesisBase = thesisOf(config, network, config.rows[0].id);
-  const header =
-    '| row | schedule | planner | backend | steps | ms, median | 95% CI | min–max | planned MiB | weights MiB | peak − baseline MiB | busy | × base time | × base memory | thesis ms | thesis MB | thesis × time | thesis × memory |';
-  const rule = '|---|---|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
+  const header = '| row | schedule | planner | backend | steps | ms, median | 95% CI | min–max | planned MiB | weights MiB | held MiB | peak − baseline MiB | busy |';
+  const rule = '|---|---|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|';
   const lines = config.rows.map((row: GroupsRow) => {
     const cell = tableCell(cells, network, row.id);
-    const thesis = thesisOf(config, network, row.id);
-    const theirs = [
-      thesis?.ms === undefined ? '—' : String(thesis.ms),
-      thesis?.mb === undefined ? '—' : String(thesis.mb),
-      times(thesis?.ms === undefined || thesisBase?.ms === undefined ? undefined : thesis.ms / thesisBase.ms),
-      times(thesis?.mb === undefined || thesisBase?.mb === undefined ? undefined : thesis.mb / thesisBase.mb),
-    ];
     const label = row.extra ? `*${row.label}*` : row.label;
     const r = cell?.report;
     if (cell === undefined || r === undefined)
-      return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell?.steps ?? '—'} | ${cell?.error ? `failed: ${cell.error}` : 'not run'} | | | | | | | | | ${theirs.join(' | ')} |`;
+      return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell?.steps ?? '—'} | ${cell?.error ? `failed: ${cell.error}` : 'not run'} | | | | | | | |`;
     const l = r.latencyMs;
     const ours = [
       ms(l.median) + (r.matchesNaive === false ? ' **(outputs differ)**' : ''),
@@ -69,12 +69,11 @@ export function networkMarkdown(config: ParallelGroupsConfig, cells: readonly Gr
       `${ms(l.min)}–${ms(l.max)}`,
       mib(r.footprint),
       mib(r.memory.weights),
+      mib(heldBytes(r)),
       mib(r.memory.peakRssDelta),
       r.parallel ? `${(r.parallel.busyFraction * 100).toFixed(0)}%` : '—',
-      times(base ? l.median / base.latencyMs.median : undefined),
-      times(base ? r.footprint / base.footprint : undefined),
     ];
-    return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell.steps} | ${ours.join(' | ')} | ${theirs.join(' | ')} |`;
+    return `| ${label} | ${row.schedule} | ${row.planner} | ${row.backend} | ${cell.steps} | ${ours.join(' | ')} |`;
   });
   return [header, rule, ...lines].join('\n');
 }
@@ -132,29 +131,6 @@ export function groupsCsv(cells: readonly GroupsCell[]): string {
       ];
     }),
   ]);
-}
-
-/** The number of groups against memory and latency on the sweep's network (its table rows included). */
-export function sweepCells(config: ParallelGroupsConfig, cells: readonly GroupsCell[]): { groups: number; cell: GroupsCell }[] {
-  return config.sweep.groups.flatMap((groups) => {
-    const cell = cells.find(
-      (c) => c.network === config.sweep.network && c.schedule === `groups:${groups}` && c.planner === config.sweep.planner && c.backend === 'cpu-parallel' && c.part !== 'webgpu',
-    );
-    return cell === undefined ? [] : [{ groups, cell }];
-  });
-}
-
-export function sweepMarkdown(config: ParallelGroupsConfig, cells: readonly GroupsCell[]): string {
-  const lines = sweepCells(config, cells).map(({ groups, cell }) => {
-    const r = cell.report;
-    if (r === undefined) return `| ${groups} | ${cell.steps} | ${cell.largestStep} | ${mib(cell.bound)} | failed: ${cell.error ?? ''} | | | | |`;
-    return `| ${groups} | ${cell.steps} | ${cell.largestStep} | ${mib(cell.bound)} | ${mib(r.footprint)} | ${ms(r.latencyMs.median)} | [${ms(r.latencyMs.ci95[0])}, ${ms(r.latencyMs.ci95[1])}] | ${r.parallel ? `${(r.parallel.busyFraction * 100).toFixed(0)}%` : '—'} | ${mib(r.memory.peakRssDelta)} |`;
-  });
-  return [
-    `| groups | steps | largest step | lower bound MiB | planned MiB (${config.sweep.planner}) | ms, median | 95% CI | busy | peak − baseline MiB |`,
-    '|---:|---:|---:|---:|---:|---:|---|---:|---:|',
-    ...lines,
-  ].join('\n');
 }
 
 /** The WebGPU look: each schedule's steps, plan, wall and device time, on the adapter that ran it. */

@@ -2,6 +2,7 @@ import { parseSchedule, SCHEDULE_FORMS, type Schedule } from '../../graph/schedu
 import { findPlanner, UnknownPlannerError } from '../../planners/registry.ts';
 import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
+import { parseThesis, type ThesisFigures } from './parallel-groups-thesis.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { kindsWhere, type BackendKind } from '../../backends/registry.ts';
 
@@ -27,8 +28,12 @@ export interface ParallelGroupsConfig extends StudyConfig {
   readonly seed: number;
   /** Offsets alignment in bytes (64: whole cache lines, so that two workers never write one line). */
   readonly alignment: number;
-  /** What `--quick` changes: each network's quick source, these counts, and the networks of the WebGPU look (default all of its own). */
-  readonly quick: { readonly repetitions: number; readonly warmup: number; readonly webgpuNetworks?: readonly string[] };
+  /**
+   * What `--quick` changes: each network's quick source, these counts, the networks of the
+   * sweep and of the WebGPU look (default all of their own): the sweep on every network
+   * would double a quick run, and the table's 1- and 2-group rows are sweep points anyway.
+   */
+  readonly quick: { readonly repetitions: number; readonly warmup: number; readonly sweepNetworks?: readonly string[]; readonly webgpuNetworks?: readonly string[] };
   readonly thesis: ThesisFigures;
 }
 
@@ -52,10 +57,10 @@ export interface GroupsRow {
   readonly extra: boolean;
 }
 
-/** Memory and latency against the number of groups on one network. */
+/** Memory and latency against the number of groups, network by network. */
 export interface GroupsSweep {
-  /** A network's label. */
-  readonly network: string;
+  /** Networks' labels (the file's `networks`; absent there: every network). */
+  readonly networks: readonly string[];
   readonly groups: readonly number[];
   readonly planner: string;
 }
@@ -66,13 +71,6 @@ export interface GroupsWebGpu {
   readonly networks: readonly string[];
   readonly schedules: readonly Schedule[];
   readonly planner: string;
-}
-
-/** The thesis' figures, as published: per network (its name) and row id, milliseconds and megabytes where given. */
-export interface ThesisFigures {
-  readonly citation: string;
-  readonly device: string;
-  readonly values: Readonly<Record<string, Readonly<Record<string, { readonly ms?: number; readonly mb?: number }>>>>;
 }
 
 const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'rows', 'sweep', 'webgpu', 'workers', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'thesis'];
@@ -90,7 +88,6 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     return id;
   };
   const schedule = (value: unknown, path: string): Schedule => parseSchedule(value) ?? j.fail(path, `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(value)}.`);
-  const positive = (value: unknown, path: string): number => (typeof value === 'number' && value > 0 && Number.isFinite(value) ? value : j.fail(path, 'must be a number > 0.'));
 
   j.only(data, TOP, '$');
   const networks = j.array(data.networks, '$.networks').map((entry, k): GroupsNetwork => {
@@ -107,6 +104,8 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
   });
   const labels = networks.map((n) => n.label);
   if (new Set(labels).size !== labels.length) j.fail('$.networks', 'every label must be different.');
+  const thesisNames = networks.flatMap((n) => (n.thesis === undefined ? [] : [n.thesis]));
+  if (new Set(thesisNames).size !== thesisNames.length) j.fail('$.networks', 'every "thesis" name must be different.');
   const label = (value: unknown, path: string): string => {
     const text = j.string(value, path);
     if (!labels.includes(text)) j.fail(path, `"${text}" is not the label of one of $.networks.`);
@@ -126,11 +125,18 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     };
   });
   if (new Set(rows.map((r) => r.id)).size !== rows.length) j.fail('$.rows', 'every id must be different.');
+  const labelList = (value: unknown, path: string): string[] => {
+    const list = j.array(value, path).map((n, k) => label(n, `${path}[${k}]`));
+    if (new Set(list).size !== list.length) j.fail(path, 'names a network twice.');
+    return list;
+  };
   const sweepSpec = j.object(data.sweep, '$.sweep');
-  j.only(sweepSpec, ['network', 'groups', 'planner'], '$.sweep');
+  j.only(sweepSpec, ['networks', 'groups', 'planner'], '$.sweep');
+  const groups = j.array(sweepSpec.groups, '$.sweep.groups').map((g, k) => j.integer(g, `$.sweep.groups[${k}]`, 1));
+  if (new Set(groups).size !== groups.length) j.fail('$.sweep.groups', 'names a number of groups twice.');
   const sweep: GroupsSweep = {
-    network: label(sweepSpec.network, '$.sweep.network'),
-    groups: j.array(sweepSpec.groups, '$.sweep.groups').map((g, k) => j.integer(g, `$.sweep.groups[${k}]`, 1)),
+    networks: sweepSpec.networks === undefined ? labels : labelList(sweepSpec.networks, '$.sweep.networks'),
+    groups,
     planner: planner(sweepSpec.planner, '$.sweep.planner'),
   };
   let webgpu: GroupsWebGpu | undefined;
@@ -138,28 +144,19 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     const spec = j.object(data.webgpu, '$.webgpu');
     j.only(spec, ['networks', 'schedules', 'planner'], '$.webgpu');
     webgpu = {
-      networks: j.array(spec.networks, '$.webgpu.networks').map((n, k) => label(n, `$.webgpu.networks[${k}]`)),
+      networks: labelList(spec.networks, '$.webgpu.networks'),
       schedules: j.array(spec.schedules, '$.webgpu.schedules').map((s, k) => schedule(s, `$.webgpu.schedules[${k}]`)),
       planner: planner(spec.planner, '$.webgpu.planner'),
     };
   }
   const quick = j.object(data.quick ?? {}, '$.quick');
-  j.only(quick, ['repetitions', 'warmup', 'webgpuNetworks'], '$.quick');
-  const thesis = j.object(data.thesis, '$.thesis');
-  j.only(thesis, ['citation', 'device', 'values'], '$.thesis');
-  const rowIds = rows.map((r) => r.id);
-  const values: Record<string, Record<string, { ms?: number; mb?: number }>> = {};
-  for (const [network, byRow] of Object.entries(j.object(thesis.values, '$.thesis.values'))) {
-    if (!networks.some((n) => n.thesis === network)) j.fail(`$.thesis.values.${network}`, 'names no network of $.networks (their "thesis" field).');
-    values[network] = {};
-    for (const [row, figures] of Object.entries(j.object(byRow, `$.thesis.values.${network}`))) {
-      const path = `$.thesis.values.${network}.${row}`;
-      if (!rowIds.includes(row)) j.fail(path, `"${row}" is not the id of one of $.rows.`);
-      const spec = j.object(figures, path);
-      j.only(spec, ['ms', 'mb'], path);
-      values[network][row] = { ...(spec.ms === undefined ? {} : { ms: positive(spec.ms, `${path}.ms`) }), ...(spec.mb === undefined ? {} : { mb: positive(spec.mb, `${path}.mb`) }) };
-    }
-  }
+  j.only(quick, ['repetitions', 'warmup', 'sweepNetworks', 'webgpuNetworks'], '$.quick');
+  const thesis = parseThesis(
+    j,
+    data.thesis,
+    thesisNames,
+    rows.map((r) => r.id),
+  );
   return {
     name: j.name(data.name, '$.name'),
     title: data.title === undefined ? j.name(data.name, '$.name') : j.string(data.title, '$.title'),
@@ -175,10 +172,18 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
     quick: {
       repetitions: j.integer(quick.repetitions ?? 3, '$.quick.repetitions', 1),
       warmup: j.integer(quick.warmup ?? 1, '$.quick.warmup', 0),
-      ...(quick.webgpuNetworks === undefined ? {} : { webgpuNetworks: j.array(quick.webgpuNetworks, '$.quick.webgpuNetworks').map((n, k) => label(n, `$.quick.webgpuNetworks[${k}]`)) }),
+      ...(quick.sweepNetworks === undefined ? {} : { sweepNetworks: quickSweep(j, labelList(quick.sweepNetworks, '$.quick.sweepNetworks'), sweep) }),
+      ...(quick.webgpuNetworks === undefined ? {} : { webgpuNetworks: labelList(quick.webgpuNetworks, '$.quick.webgpuNetworks') }),
     },
-    thesis: { citation: j.string(thesis.citation, '$.thesis.citation'), device: j.string(thesis.device, '$.thesis.device'), values },
+    thesis,
   };
+}
+
+/** `--quick` sweeps some of the sweep's networks, never one the full run leaves out. */
+function quickSweep(j: JsonFields, networks: string[], sweep: GroupsSweep): string[] {
+  const outside = networks.find((n) => !sweep.networks.includes(n));
+  if (outside !== undefined) j.fail('$.quick.sweepNetworks', `"${outside}" is not one of $.sweep.networks; the quick sweep is part of the full one.`);
+  return networks;
 }
 
 /** The worker threads of the parallel rows: at most one per core of the machine that runs the study. */

@@ -20,7 +20,7 @@ import { parseParallelGroups, type GroupsNetwork, type ParallelGroupsConfig } fr
  * Memory against parallelism (the MindSpore Vulkan thesis, ../shared/paper/README.md
  * section 5): every network under every row of the thesis' table (a schedule, a planner, a
  * backend: one operator at a time, or a step's operators at once on the worker pool), a
- * sweep of the number of groups on one network, and what a WebGPU adapter makes of the
+ * sweep of the number of groups on each network, and what a WebGPU adapter makes of the
  * same schedules. Every cell is one measured execution (execute: the plan verified,
  * run in a process of its own, memory measured there), its outputs checked bit for bit
  * against the network's naive sequential run, which runs once per network and backend.
@@ -67,13 +67,13 @@ interface Planned {
 /** Every cell the config asks for, in the order they run (network by network); `webgpu`: an adapter is there. */
 export function plannedCells(config: ParallelGroupsConfig, webgpu: boolean, quick: boolean): Planned[] {
   const gpuNetworks = (quick ? config.quick.webgpuNetworks : undefined) ?? config.webgpu?.networks ?? [];
+  const sweepNetworks = (quick ? config.quick.sweepNetworks : undefined) ?? config.sweep.networks;
   return config.networks.flatMap((network) => {
     const table = config.rows.map((row): Planned => ({ part: 'table', network, row: row.id, schedule: row.schedule, planner: row.planner, backend: row.backend }));
     const covered = (k: number): boolean => table.some((c) => c.schedule === `groups:${k}` && c.planner === config.sweep.planner && c.backend === 'cpu-parallel');
-    const sweep =
-      network.label === config.sweep.network
-        ? config.sweep.groups.filter((k) => !covered(k)).map((k): Planned => ({ part: 'sweep', network, schedule: `groups:${k}`, planner: config.sweep.planner, backend: 'cpu-parallel' }))
-        : [];
+    const sweep = sweepNetworks.includes(network.label)
+      ? config.sweep.groups.filter((k) => !covered(k)).map((k): Planned => ({ part: 'sweep', network, schedule: `groups:${k}`, planner: config.sweep.planner, backend: 'cpu-parallel' }))
+      : [];
     const gpu =
       webgpu && config.webgpu !== undefined && gpuNetworks.includes(network.label)
         ? config.webgpu.schedules.map((schedule): Planned => ({ part: 'webgpu', network, schedule, planner: config.webgpu!.planner, backend: 'webgpu' }))

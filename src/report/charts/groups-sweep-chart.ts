@@ -3,58 +3,83 @@ import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
 
 const MIB = 2 ** 20;
 
+/** One network of the sweep: its points, and its sequential plan (the thesis' memory minimization) as the reference. */
+export interface SweepSeries {
+  readonly network: string;
+  readonly points: readonly { groups: number; cell: GroupsCell }[];
+  readonly reference: GroupsCell | undefined;
+}
+
 /**
- * Memory and latency against the number of groups per layer, side by side on one network:
- * left the planned intermediates (with the lower bound under each schedule, dashed), right
- * the median latency with its 95% interval; the sequential plan (`reference`, the thesis'
- * memory minimization) as a grey rule in both, for what the groups cost or save against it.
+ * Memory and latency against the number of groups per layer, a row per network (scales of
+ * their own: the networks share none): left the planned intermediates (with the lower bound
+ * under each schedule, dashed), right the median latency with its 95% interval; the
+ * sequential plan as a grey rule in both, for what the groups cost or save against it.
  */
-export function groupsSweepChartSpec(points: readonly { groups: number; cell: GroupsCell }[], reference: GroupsCell | undefined, options: { title: string }): VegaLiteSpec {
-  const measured = points.filter((p) => p.cell.report !== undefined);
-  if (measured.length === 0) throw new Error('groups sweep chart: no point of the sweep has a measurement.');
-  const values = measured.map(({ groups, cell }) => ({
-    groups,
-    planned: cell.report!.footprint / MIB,
-    bound: cell.bound / MIB,
-    median: cell.report!.latencyMs.median,
-    low: cell.report!.latencyMs.ci95[0],
-    high: cell.report!.latencyMs.ci95[1],
-  }));
-  const sequential = reference?.report ? [{ rule: 'sequential', plannedRule: reference.report.footprint / MIB, medianRule: reference.report.latencyMs.median }] : [];
+export function groupsSweepChartSpec(series: readonly SweepSeries[], options: { title: string }): VegaLiteSpec {
+  const values = series.flatMap(({ network, points }) =>
+    points
+      .filter((p) => p.cell.report !== undefined)
+      .map(({ groups, cell }) => ({
+        network,
+        groups,
+        planned: cell.report!.footprint / MIB,
+        bound: cell.bound / MIB,
+        median: cell.report!.latencyMs.median,
+        low: cell.report!.latencyMs.ci95[0],
+        high: cell.report!.latencyMs.ci95[1],
+      })),
+  );
+  if (values.length === 0) throw new Error('groups sweep chart: no point of the sweep has a measurement.');
+  const drawn = series.filter((s) => values.some((v) => v.network === s.network));
+  const rules = drawn.flatMap(({ network, reference }) =>
+    reference?.report ? [{ network, rule: 'sequential', plannedRule: reference.report.footprint / MIB, medianRule: reference.report.latencyMs.median }] : [],
+  );
   const x = { field: 'groups', type: 'ordinal', title: 'groups per layer', axis: { labelAngle: 0 } } as const;
-  const rule = (field: string) => ({ transform: [{ filter: 'isValid(datum.rule)' }], mark: { type: 'rule', color: '#999', strokeDash: [2, 2] }, encoding: { y: { field, type: 'quantitative' } } });
-  const swept = [{ filter: 'isValid(datum.groups)' }];
+  const row = (network: string) => {
+    const mine = { filter: { field: 'network', equal: network } };
+    const swept = [mine, { filter: 'isValid(datum.groups)' }];
+    const rule = (field: string) => ({
+      transform: [mine, { filter: 'isValid(datum.rule)' }],
+      mark: { type: 'rule', color: '#999', strokeDash: [2, 2] },
+      encoding: { y: { field, type: 'quantitative' } },
+    });
+    return {
+      title: network,
+      hconcat: [
+        {
+          width: 240,
+          height: 160,
+          layer: [
+            {
+              transform: swept,
+              mark: { type: 'line', point: { color: '#4c78a8' }, color: '#4c78a8' },
+              encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'planned intermediates (MiB)', scale: { zero: true } } },
+            },
+            { transform: swept, mark: { type: 'line', color: '#4c78a8', strokeDash: [5, 3], opacity: 0.6 }, encoding: { x, y: { field: 'bound', type: 'quantitative' } } },
+            rule('plannedRule'),
+          ],
+        },
+        {
+          width: 240,
+          height: 160,
+          layer: [
+            { transform: swept, mark: { type: 'rule', color: '#f58518' }, encoding: { x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
+            {
+              transform: swept,
+              mark: { type: 'line', point: { color: '#f58518' }, color: '#f58518' },
+              encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } } },
+            },
+            rule('medianRule'),
+          ],
+        },
+      ],
+    };
+  };
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: { text: options.title, subtitle: 'dashed: the lower bound under each schedule; grey dotted: the sequential plan (memory minimization); bars: 95% interval of the median', anchor: 'start' },
-    data: { values: [...values, ...sequential] },
-    hconcat: [
-      {
-        width: 240,
-        height: 200,
-        layer: [
-          {
-            transform: swept,
-            mark: { type: 'line', point: { color: '#4c78a8' }, color: '#4c78a8' },
-            encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'planned intermediates (MiB)', scale: { zero: true } } },
-          },
-          { transform: swept, mark: { type: 'line', color: '#4c78a8', strokeDash: [5, 3], opacity: 0.6 }, encoding: { x, y: { field: 'bound', type: 'quantitative' } } },
-          rule('plannedRule'),
-        ],
-      },
-      {
-        width: 240,
-        height: 200,
-        layer: [
-          { transform: swept, mark: { type: 'rule', color: '#f58518' }, encoding: { x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
-          {
-            transform: swept,
-            mark: { type: 'line', point: { color: '#f58518' }, color: '#f58518' },
-            encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } } },
-          },
-          rule('medianRule'),
-        ],
-      },
-    ],
+    data: { values: [...values, ...rules] },
+    vconcat: drawn.map((s) => row(s.network)),
   } as VegaLiteSpec;
 }

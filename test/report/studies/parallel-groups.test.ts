@@ -1,76 +1,26 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ExecuteReport } from '../../../src/backends/execution-report.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
-import { parallelGroupsStudy, type GroupsCell } from '../../../src/experiments/studies/parallel-groups.ts';
-import type { ParallelGroupsConfig } from '../../../src/experiments/studies/parallel-groups-config.ts';
+import type { GroupsCell } from '../../../src/experiments/studies/parallel-groups.ts';
 import { groupsSweepChartSpec } from '../../../src/report/charts/groups-sweep-chart.ts';
-import { compareLatency, measuredFinding, networkFindings } from '../../../src/report/groups-findings.ts';
 import { reportStudy } from '../../../src/report/study-reports.ts';
 import '../../../src/report/studies/index.ts';
 import { expectCompiles, rowsOf } from '../charts/spec-data.ts';
+import { CONFIG, groupsCell, sweepCell, thesisLikeRows } from '../groups-cells.ts';
 
-const MiB = 2 ** 20;
-const FILE = 'experiments/parallel-groups.json';
-const CONFIG: ParallelGroupsConfig = parallelGroupsStudy.parse(JSON.parse(readFileSync(FILE, 'utf8')) as Record<string, unknown>, FILE);
+const WEIGHTS = Object.fromEntries(['base', 'minimization', 'layer-wise', '1-group', '2-groups'].map((row) => [row, { weightsMiB: 95 }]));
 
-/** A measured cell: median ms with a +-1 ms interval, planned MiB. */
-function cell(network: string, row: string | undefined, schedule: string, backend: string, ms: number, plannedMiB: number, part: GroupsCell['part'] = 'table'): GroupsCell {
-  const report = {
-    backend,
-    planner: 'offsets/greedy-by-size',
-    footprint: plannedMiB * MiB,
-    latencyMs: { runs: 15, median: ms, min: ms - 2, max: ms + 2, p90: ms + 1, ci95: [ms - 1, ms + 1] },
-    matchesNaive: true,
-    memory: {
-      planned: plannedMiB * MiB,
-      intermediates: plannedMiB * MiB,
-      io: 0,
-      weights: 95 * MiB,
-      scratch: 8 * MiB,
-      baselineRss: 50 * MiB,
-      peakRss: 160 * MiB,
-      peakRssDelta: 110 * MiB,
-      rest: 0,
-      method: 'test',
-    },
-    peakRssBytes: 160 * MiB,
-    device: { backend },
-    ...(backend === 'cpu-parallel' ? { parallel: { workers: 4, steps: 85, stepSizes: [], stepMs: [], stepsMs: ms, busyFraction: 0.6, poolRss: 0 } } : {}),
-    ...(backend === 'webgpu' ? { deviceMs: { runs: 15, median: ms - 5, min: ms - 6, max: ms - 4, p90: ms - 4, ci95: [ms - 6, ms - 4] } } : {}),
-  } as unknown as ExecuteReport;
-  return {
-    part,
-    network,
-    source: `zoo:${network}`,
-    ...(row ? { row } : {}),
-    schedule: schedule as GroupsCell['schedule'],
-    planner: 'offsets/greedy-by-size',
-    backend,
-    steps: 85,
-    largestStep: 33,
-    naive: 90 * MiB,
-    bound: 9 * MiB,
-    report,
-    compiled: true,
-  };
-}
-
-/** ResNeXt: 2 groups keep minimization's memory and run faster than base; 1 group 7% over minimization. */
+/** ResNeXt as the thesis has it on a CPU twice as slow (weights of 95 MiB beside), with its sweep and a WebGPU look; GoogLeNet's 2 groups slower than base. */
 const CELLS: GroupsCell[] = [
-  cell('ResNeXt', 'base', 'sequential', 'cpu', 100, 90),
-  cell('ResNeXt', 'minimization', 'sequential', 'cpu', 101, 10),
-  cell('ResNeXt', 'layer-wise', 'levels', 'cpu-parallel', 99.5, 90),
-  cell('ResNeXt', '1-group', 'groups:1', 'cpu-parallel', 70, 10.7),
-  cell('ResNeXt', '2-groups', 'groups:2', 'cpu-parallel', 80, 10.05),
-  cell('ResNeXt', '2-groups-best', 'groups:2', 'cpu-parallel', 81, 10),
-  cell('ResNeXt', undefined, 'groups:4', 'cpu-parallel', 90, 10, 'sweep'),
-  cell('ResNeXt', undefined, 'groups:8', 'cpu-parallel', 95, 10, 'sweep'),
-  cell('ResNeXt', undefined, 'sequential', 'webgpu', 300, 11, 'webgpu'),
-  cell('ResNeXt', undefined, 'levels', 'webgpu', 310, 12, 'webgpu'),
+  ...thesisLikeRows('ResNeXt', 2, WEIGHTS),
+  groupsCell({ network: 'ResNeXt', row: '2-groups-best', schedule: 'groups:2', backend: 'cpu-parallel', ms: 437, plannedMiB: 108 }),
+  sweepCell('ResNeXt', 4, 450, [446, 454]),
+  sweepCell('ResNeXt', 8, 460, [455, 465]),
+  groupsCell({ network: 'ResNeXt', schedule: 'sequential', backend: 'webgpu', ms: 300, plannedMiB: 11, part: 'webgpu' }),
+  groupsCell({ network: 'ResNeXt', schedule: 'levels', backend: 'webgpu', ms: 310, plannedMiB: 12, part: 'webgpu' }),
+  ...thesisLikeRows('GoogLeNet', 4, { '2-groups': { ms: 400, ci: [395, 405] } }),
 ];
 
 let dir = '';
@@ -78,73 +28,86 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('the parallel-groups findings', () => {
-  it('tells faster, slower and not distinguishable apart by the 95% intervals of the medians', () => {
-    const at = (median: number, low: number, high: number) => ({ runs: 5, median, min: low, max: high, p90: high, ci95: [low, high] as const });
-    expect(compareLatency(at(10, 9, 11), at(20, 19, 21))).toBe('faster');
-    expect(compareLatency(at(20, 19, 21), at(10, 9, 11))).toBe('slower');
-    expect(compareLatency(at(10, 9, 15), at(14, 12, 16))).toBe('not distinguishable');
-  });
-
-  it('says for a network whether 2 groups keep the memory, whether 1 group is within 5%, and which parallel rows beat base, beside the thesis', () => {
-    const [two, one, time, measured] = networkFindings(CONFIG, CELLS, 'ResNeXt');
-    expect(two).toMatch(/^ResNeXt: 2 groups plans 10\.05 MiB against minimization's 10\.00 MiB \(\+0\.5%\): it keeps minimization's memory \(thesis: 108\.8 MB against 108\.8 MB, \+0\.0%\)\.$/);
-    expect(one).toMatch(/1 group plans 10\.70 MiB, \+7\.0% against minimization: more than 5% over \(thesis: 111\.8 MB, \+2\.8%\)\.$/);
-    expect(time).toMatch(
-      /the fastest parallel row, method, 1 group, takes 70\.0 ms against base's 100\.0 ms \(−30\.0%; faster, .*\); faster than base: method, 1 group, method, 2 groups \(thesis: method, 2 groups 219 ms against 234 ms, −6\.4%\)\.$/,
-    );
-    expect(measured).toMatch(
-      /^ResNeXt: measured peak − baseline, against minimization's 110\.00 MiB: 2 groups 110\.00 MiB \(a plan 0\.05 MiB larger; as planned\), 1 group 110\.00 MiB \(a plan 0\.70 MiB larger; as planned\);/,
-    );
-    expect(networkFindings(CONFIG, CELLS, 'GoogLeNet')).toEqual([]);
-  });
-
-  it("calls a parallel row measured as planned when its peak, less its plan's excess, is within 5% + 1 MiB of minimization's", () => {
-    const row = (plannedMiB: number, peakMiB: number) => ({ footprint: plannedMiB * MiB, memory: { peakRssDelta: peakMiB * MiB } });
-    const minimization = row(10, 100);
-    // 100 * 1.05 + 1 = 106 MiB allowed once the plan's 4 extra MiB are taken off.
-    expect(measuredFinding('N', minimization, [{ name: '2 groups', r: row(14, 110) }])).toMatch(/2 groups 110\.00 MiB \(a plan 4\.00 MiB larger; as planned\)/);
-    expect(measuredFinding('N', minimization, [{ name: '2 groups', r: row(14, 110.1) }])).toMatch(/\*\*more than planned\*\*/);
-    expect(measuredFinding('N', minimization, [{ name: '1 group', r: row(10, 95) }])).toMatch(/1 group 95\.00 MiB \(the same plan size; as planned\)/);
-    expect(measuredFinding('N', undefined, [{ name: '1 group', r: row(10, 95) }])).toBeUndefined();
-    expect(measuredFinding('N', minimization, [{ name: '1 group', r: undefined }])).toBeUndefined();
-  });
-});
+async function report(quick: boolean): Promise<{ markdown: string; files: string[]; run: string }> {
+  if (dir === '') dir = await mkdtemp(join(tmpdir(), 'memplan-groups-report-'));
+  const store = await ResultStore.create(dir, 'parallel-groups', quick ? 'quick' : 'run');
+  await store.writeRunInfo({ study: 'parallel-groups', config: CONFIG, quick, machine: { cpu: 'test cpu', cores: 4 } });
+  for (const c of CELLS) await store.append(c);
+  return { ...(await reportStudy(store.dir, 'parallel-groups', await store.readRunInfo())), run: store.dir };
+}
 
 describe('the parallel-groups report', () => {
-  it('writes the table beside the thesis as ratios, the findings, the sweep chart, the WebGPU look and a CSV', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'memplan-groups-report-'));
-    const store = await ResultStore.create(dir, 'parallel-groups', 'run');
-    await store.writeRunInfo({ study: 'parallel-groups', config: CONFIG, quick: false, machine: { cpu: 'test cpu', cores: 4 } });
-    for (const c of CELLS) await store.append(c);
-    const { markdown, files } = await reportStudy(store.dir, 'parallel-groups', await store.readRunInfo());
-    // The ResNeXt rows: ours as ratios to our base (70 / 100 ms, 10 / 90 MiB), the thesis' to its base (219 / 234 ms, 108.8 / 393.7 MB).
+  it("writes the thesis' table and ours, the findings decided on ours, each network beside the thesis, the sweep on every network, the WebGPU look and a CSV", async () => {
+    const { markdown, files, run } = await report(false);
+    const sections = markdown.split('\n').filter((l) => l.startsWith('## '));
+    expect(sections).toEqual([
+      "## The thesis' table, as published (ms: the mean of its runs ± two standard deviations · MB)",
+      '## The table, ours (ms: the median and its 95% interval · planned MiB)',
+      "## The thesis' findings on our numbers",
+      '## ResNeXt (zoo:resnext)',
+      '## GoogLeNet (zoo:googlenet)',
+      '## Groups per layer (1, 2, 4, 8)',
+      "## WebGPU: a step's dispatches in one compute pass (webgpu)",
+    ]);
+    // Statistics as each side gives them, in the layout of the thesis' table.
+    expect(markdown).toMatch(/^\| method, 2 groups \| 219 ± 2 ms · 108\.8 MB \| 78 ± 1 ms · 42\.4 MB \|/m);
+    expect(markdown).toMatch(/^\| method, 2 groups \| 438\.0 \[434\.0, 442\.0\] ms · 108\.80 MiB \| — \| 400\.0 \[395\.0, 405\.0\] ms · 42\.40 MiB \| — \| — \| — \|$/m);
+    // The findings, in the claims' words: the headline holds on ResNeXt; GoogLeNet's 2 groups is slower than base here.
+    expect(markdown).toMatch(/^\| ResNeXt \| ResNeXt: method, 2 groups is 6\.85% faster than base \(no reuse\) with 72\.4% less memory \(the thesis' conclusion\)\. \| \*holds in direction\* \|/m);
+    expect(markdown).toMatch(/^\| GoogLeNet \| method, 2 groups is the fastest row of the table\. \| \*\*does not hold\*\* \| Ours: 400\.0 \[395\.0, 405\.0\] ms; not so: /m);
     expect(markdown).toMatch(
-      /\| method, 2 groups \| groups:2 \| offsets\/greedy-by-size \| cpu-parallel \| 85 \| 80\.0 \| \[79\.0, 81\.0\] \| 78\.0–82\.0 \| 10\.05 \| 95\.00 \| 110\.00 \| 60% \| 0\.80x \| 0\.11x \| 219 \| 108\.8 \| 0\.94x \| 0\.28x \|/,
+      /its memory-minimization figure exceeds our fp32 weights on every network \(ResNeXt 108\.8 MB against 95\.00 MiB of weights, GoogLeNet 42\.4 MB against 0\.00 MiB of weights\), so it appears to count the weights too/,
     );
-    expect(markdown).toMatch(/^- ResNeXt: 2 groups plans/m);
-    expect(markdown).toMatch(/\| 4 \| 85 \| 33 \| 9\.00 \| 10\.00 \| 90\.0 \|/);
+    expect(markdown).toMatch(/Beside the thesis \(ResNeXt\), every ratio to its side's base \(no reuse\) row:/);
+    expect(markdown).toMatch(/^\| method, 2 groups \| 219 ± 2 \| 438\.0 \[434\.0, 442\.0\] \| 0\.91–0\.97x \| 0\.91–0\.97x \| holds \| 108\.8 \| 203\.80 \|/m);
+    // As it ran, the extra row included.
+    expect(markdown).toMatch(/^\| \*method, 2 groups, best planner\* \| groups:2 \| offsets\/best-of \| cpu-parallel \| 85 \| 437\.0 \|/m);
+    // The sweep: every swept network that ran, its finding beside.
+    expect(markdown).toMatch(/^\| ResNeXt \| 4 \| 85 \| 33 \| 9\.00 \| 10\.00 \| 450\.0 \| \[446\.0, 454\.0\] \| 60% \| 110\.00 \|$/m);
+    expect(markdown).toMatch(/^\| GoogLeNet \| 2 \| 85 \| 33 \|/m);
+    expect(markdown).toMatch(/^\| ResNeXt \| 2 groups is the fastest of 1, 2, 4, 8 groups per layer\. \| holds \|/m);
+    expect(markdown).toMatch(
+      /^\| GoogLeNet \| 2 groups is the fastest of 1, 2 groups per layer\. \| \*\*does not hold\*\* \| Ours: 400\.0 \[395\.0, 405\.0\] ms; not so: 1 group ran faster \(intervals apart\)\. Not run: 4 groups, 8 groups\./m,
+    );
     expect(markdown).toMatch(/- ResNeXt: device time against the sequential order: levels 1\.03x; no layered schedule ran faster here/);
     expect(markdown).toMatch(/parallel rows on 4 worker threads/);
-    expect(markdown).not.toMatch(/ran TypeScript through tsx/);
+    expect(markdown).not.toMatch(/Quick variant|ran TypeScript through tsx/);
     for (const suffix of ['parallel-groups.md', 'parallel-groups.csv', 'parallel-groups-sweep.svg', 'parallel-groups-sweep.png', 'parallel-groups-sweep.vl.json']) {
-      expect(files).toContain(join(store.dir, 'report', suffix));
+      expect(files).toContain(join(run, 'report', suffix));
     }
-    const csv = (await readFile(join(store.dir, 'report', 'parallel-groups.csv'), 'utf8')).trim().split('\n');
+    const csv = (await readFile(join(run, 'report', 'parallel-groups.csv'), 'utf8')).trim().split('\n');
     expect(csv).toHaveLength(CELLS.length + 1);
   });
 
-  it('draws the sweep: planned memory and bound, latency with its interval, the sequential plan as a rule; it compiles without warnings', () => {
-    const points = [1, 2, 4, 8].map((groups, k) => ({ groups, cell: CELLS[[3, 4, 6, 7][k]] }));
-    const spec = groupsSweepChartSpec(points, CELLS[1], { title: 'sweep' });
+  it('says that a quick run is a look whose verdicts say nothing of the thesis', async () => {
+    const { markdown } = await report(true);
+    expect(markdown).toMatch(/\*\*Quick variant\*\* \(small inputs, few repetitions\): a look, not a measurement; its verdicts say nothing of the thesis\./);
+  });
+
+  it('draws the sweep a row per network: planned memory and bound, latency with its interval, the sequential plan as a rule; it compiles without warnings', () => {
+    const series = ['ResNeXt', 'GoogLeNet'].map((network) => {
+      const points = [1, 2, 4, 8].flatMap((groups) => {
+        const cell = CELLS.find((c) => c.network === network && c.schedule === `groups:${groups}` && c.part !== 'webgpu' && c.row !== '2-groups-best');
+        return cell ? [{ groups, cell }] : [];
+      });
+      return { network, points, reference: CELLS.find((c) => c.network === network && c.row === 'minimization') };
+    });
+    const spec = groupsSweepChartSpec(series, { title: 'sweep' });
     expectCompiles(spec);
     const rows = rowsOf(spec);
-    expect(rows.filter((r) => r.groups !== undefined).map((r) => [r.groups, r.planned, r.median])).toEqual([
-      [1, 10.7, 70],
-      [2, 10.05, 80],
-      [4, 10, 90],
-      [8, 10, 95],
+    expect(rows.filter((r) => r.groups !== undefined).map((r) => [r.network, r.groups, r.planned, r.median])).toEqual([
+      ['ResNeXt', 1, 111.8, 454],
+      ['ResNeXt', 2, 108.8, 438],
+      ['ResNeXt', 4, 10, 450],
+      ['ResNeXt', 8, 10, 460],
+      ['GoogLeNet', 1, 42.4, 312],
+      ['GoogLeNet', 2, 42.4, 400],
     ]);
-    expect(rows.find((r) => r.rule !== undefined)).toEqual({ rule: 'sequential', plannedRule: 10, medianRule: 101 });
+    expect(rows.filter((r) => r.rule !== undefined)).toEqual([
+      { network: 'ResNeXt', rule: 'sequential', plannedRule: 108.8, medianRule: 470 },
+      { network: 'GoogLeNet', rule: 'sequential', plannedRule: 42.4, medianRule: 328 },
+    ]);
+    expect((spec as { vconcat: { title: string }[] }).vconcat.map((v) => v.title)).toEqual(['ResNeXt', 'GoogLeNet']);
+    expect(() => groupsSweepChartSpec([{ network: 'N', points: [], reference: undefined }], { title: 'none' })).toThrow(/no point of the sweep has a measurement/);
   });
 });
