@@ -87,6 +87,16 @@ export interface StreamingRequest {
   readonly bufferBytes: number;
   /** Record the order of loads and computes (see StreamingStats.trace). */
   readonly trace?: boolean;
+  /** How the weights file is read; absent: through the page cache, at the device's own speed. */
+  readonly reads?: WeightReads;
+}
+
+/** How a streaming backend reads its weights file. */
+export interface WeightReads {
+  /** Bypass the page cache (O_DIRECT) where the file system takes it: the storage is read, not memory. */
+  readonly direct: boolean;
+  /** A stated storage speed the reads are held to (io/storage-bandwidth.ts); absent: the device's own. */
+  readonly bytesPerSecond?: number;
 }
 
 export interface StreamingStats {
@@ -96,6 +106,10 @@ export interface StreamingStats {
   readonly bytesLoaded: number;
   /** Reads per inference. */
   readonly loads: number;
+  /** How the reads went: past the page cache or through it (a file system without O_DIRECT), and the speed they were held to (null: the device's own). */
+  readonly reads: { readonly direct: boolean; readonly bytesPerSecond: number | null };
+  /** Milliseconds the loader spent on its reads in the latest inference, one after another (held ones included): bytesLoaded over it is the speed the storage gave. */
+  readonly readMs: number;
   /**
    * With `trace`, the latest inference's events in one order both threads share (sequence
    * numbers): each load's weight record, each compute step, when it started and ended.

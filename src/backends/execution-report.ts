@@ -24,6 +24,21 @@ export interface MeasureResult {
   readonly streaming?: StreamingStats;
   /** With `timeline`: every operator of one more inference, when and on which thread it ran. */
   readonly spans?: readonly OperatorSpan[];
+  /** A budgeted job asked to adapt: each later budget's phase, measured on its own. */
+  readonly adaptations?: readonly AdaptedPhaseResult[];
+}
+
+/** One phase of a run whose budget changed (measuring/budgeted/adapt-budget.ts). */
+export interface AdaptedPhaseResult {
+  readonly budget: number;
+  readonly adaptMs: number;
+  readonly planMs: number;
+  readonly footprint: number;
+  readonly samples: readonly number[];
+  readonly outputs: Map<string, Float32Array>;
+  /** Peak resident bytes from the budget's change through the phase's last inference. */
+  readonly peakRss: number;
+  readonly streaming?: StreamingStats;
 }
 
 /** One traced inference: its operators (and loads) and the problem whose records they ran in. */

@@ -3,6 +3,7 @@ import { budgetedRun, smallestRunBudget } from '../backends/budgeted/budget-shar
 import { budgetedNetwork } from '../graph/budget-records.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { parseByteSize } from '../io/byte-size.ts';
+import { parseStorageBandwidth, type StorageBandwidth } from '../io/storage-bandwidth.ts';
 import type { Source } from '../io/source.ts';
 import { smallestBudgetFor } from '../planners/budgeted/smallest-budget.ts';
 import type { Planner } from '../planners/planner.ts';
@@ -21,6 +22,28 @@ export function parseBudget(value: string | undefined, flag = '--budget'): numbe
   }
   if (bytes <= 0) throw new UsageError(`${flag} must be more than 0 bytes, got "${value}".`);
   return bytes;
+}
+
+/** `--adapt 300MiB,200MiB` as budgets in bytes (each a budget as --budget reads it); undefined when not given. */
+export function parseAdaptBudgets(value: string | undefined, first: number | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  if (first === undefined) throw new UsageError('--adapt changes the budget of a budgeted run; give the first with --budget.');
+  const budgets = String(value)
+    .split(',')
+    .map((part) => part.trim());
+  if (budgets.some((part) => part === '')) throw new UsageError(`--adapt takes budgets separated by commas (300MiB,200MiB), got "${value}".`);
+  return budgets.map((part) => parseBudget(part, '--adapt') as number);
+}
+
+/** `--storage-bandwidth 150MB` (per second) as a speed; undefined when not given. */
+export function parseStorageBandwidthOption(value: string | undefined, flag = '--storage-bandwidth'): StorageBandwidth | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseStorageBandwidth(value);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`${flag}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**

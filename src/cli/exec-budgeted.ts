@@ -5,6 +5,7 @@ import type { Graph } from '../graph/ir.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
 import type { Planner } from '../planners/planner.ts';
+import type { StorageBandwidth } from '../io/storage-bandwidth.ts';
 import { UsageError } from './errors.ts';
 import { alignedTable, mib } from './format.ts';
 
@@ -22,6 +23,10 @@ export interface BudgetedExecArgs {
   readonly json: boolean;
   /** Also time one more inference's steps and loads (the report's timeline, for --trace). */
   readonly timeline?: boolean;
+  readonly directIo: boolean;
+  readonly storageBandwidth?: StorageBandwidth;
+  readonly adapt?: readonly number[];
+  readonly weightsDir?: string;
 }
 
 /**
@@ -45,6 +50,10 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
       records: args.records,
       alignment: args.alignment,
       ...(args.timeline ? { timeline: true } : {}),
+      directIo: args.directIo,
+      ...(args.storageBandwidth === undefined ? {} : { storageBandwidth: args.storageBandwidth }),
+      ...(args.adapt === undefined ? {} : { adapt: args.adapt }),
+      ...(args.weightsDir === undefined ? {} : { weightsDir: args.weightsDir }),
     });
   } catch (error) {
     // The executor names the layer, what the budget left for the buffer and the smallest budget that works.
@@ -61,6 +70,7 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
     `backend     budgeted (${String(report.device.cpu ?? 'cpu')}; ${String(report.device.loader ?? 'loader thread')})`,
     `planner     ${report.planner}: ${report.share === null ? 'no budget' : `budget ${mib(report.share.budget)} MiB = buffer ${mib(report.share.memory)} + graph I/O ${mib(report.share.io)} + reserve ${mib(report.share.reserve)} (+ ${mib(report.share.budget - report.share.memory - report.share.io - report.share.reserve)} under a page)`}, ${mib(report.footprint)} MiB used by the plan; ${report.preloaded} weight records preloaded`,
     `loading     ${report.loading}: ${mib(report.bytesLoaded)} MiB in ${report.loads} reads per inference; compute waited ${report.ioStallMs.toFixed(2)} ms per inference (mean)`,
+    `reads       ${readsLine(report.reads, args.directIo)}`,
     `latency     mean ${report.meanLatencyMs.toFixed(2)} ms, median ${l.median.toFixed(2)}, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)} over ${l.runs} runs`,
     `outputs     ${report.matchesUnbudgeted === null ? 'not checked' : report.matchesUnbudgeted ? 'bit-identical to the unbudgeted run (every weight resident)' : 'DIFFER from the unbudgeted run'}`,
     ...memoryLines(report.memory),
@@ -69,9 +79,19 @@ export async function execBudgeted(graph: Graph, args: BudgetedExecArgs): Promis
       : [
           `budget      ${report.withinBudget ? 'kept' : 'NOT KEPT'}: peak - base ${mib(report.memory.peakRssDelta)} MiB ${report.withinBudget ? 'within' : 'over'} the budget of ${mib(report.budget as number)} MiB`,
         ]),
+    ...(report.adaptations ?? []).map(
+      (phase) =>
+        `adapt       to ${mib(phase.budget)} MiB in ${phase.adaptMs.toFixed(1)} ms (planning ${phase.planMs.toFixed(1)}); mean ${phase.meanLatencyMs.toFixed(2)} ms; peak - base ${mib(phase.peakRssDelta)} MiB, budget ${phase.withinBudget ? 'kept' : 'NOT KEPT'}; outputs ${phase.matchesUnbudgeted === null ? 'not checked' : phase.matchesUnbudgeted ? 'bit-identical' : 'DIFFER'}`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return report;
+}
+
+/** How the weights were read, in words: what a reader needs to weigh the latency. */
+export function readsLine(reads: BudgetedReport['reads'], asked: boolean): string {
+  const path = reads.direct ? 'O_DIRECT (the storage, not the page cache)' : asked ? 'through the page cache (this file system takes no O_DIRECT)' : 'through the page cache (--no-direct-io)';
+  return `${path}; ${reads.bytesPerSecond === null ? "at the device's own speed" : `held to ${(reads.bytesPerSecond / 1e6).toFixed(reads.bytesPerSecond < 1e7 ? 2 : 0)} MB/s (--storage-bandwidth)`}`;
 }
 
 function memoryLines(memory: MemoryReport): string[] {

@@ -83,6 +83,37 @@ describe.concurrent('memplan exec --budget', () => {
     expect(report.withinBudget).toBe(true);
   });
 
+  it('reads the weights at a stated storage speed and says how it read them', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--storage-bandwidth', '200MB/s', '--json');
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout) as { reads: { direct: boolean; bytesPerSecond: number }; bytesLoaded: number; latencyMs: { min: number }; matchesUnbudgeted: boolean };
+    expect(report.reads.bytesPerSecond).toBe(200e6);
+    expect(report.matchesUnbudgeted).toBe(true);
+    // Every weight byte is read once per inference, none sooner than the stated speed allows.
+    expect(report.latencyMs.min).toBeGreaterThanOrEqual((report.bytesLoaded / 200e6) * 1000);
+    const lines = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--no-direct-io');
+    expect(lines.stdout).toMatch(/^reads {7}through the page cache \(--no-direct-io\); at the device's own speed$/m);
+  });
+
+  it('adapts to budgets given with --adapt, a line per phase, and refuses them without a first budget or when unreadable', async ({ expect }) => {
+    const run = await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '8MiB', '--adapt', '12MiB, 9MiB', '--repetitions', '1', '--warmup', '0');
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^adapt {7}to 12\.000 MiB in [\d.]+ ms \(planning [\d.]+\); mean [\d.]+ ms; peak - base [\d.]+ MiB, budget kept; outputs bit-identical$/m);
+    expect(run.stdout).toMatch(/^adapt {7}to 9\.000 MiB in /m);
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--adapt', '12MiB'))).toBe('memplan: --adapt changes the budget of a budgeted run; give the first with --budget.');
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--budget', '8MiB', '--adapt', '12MiB,,9MiB'))).toBe(
+      'memplan: --adapt takes budgets separated by commas (300MiB,200MiB), got "12MiB,,9MiB".',
+    );
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--budget', '8MiB', '--adapt', '12XB'))).toMatch(/^memplan: --adapt: "12XB" is not a size/);
+  });
+
+  it('refuses a storage speed it cannot read, and read options without a budget', async ({ expect }) => {
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--budget', '8MiB', '--storage-bandwidth', 'fast'))).toMatch(/^memplan: --storage-bandwidth: "fast" is not a read speed; /);
+    expect(userErrorLine(await memplan('exec', 'zoo:blazeface', '--storage-bandwidth', '150MB'))).toBe(
+      'memplan: --storage-bandwidth says how the budgeted backend reads its weights file; give it with --budget (or --backend budgeted).',
+    );
+  });
+
   it('names the smallest budget of the whole run in one sentence when the budget is too small', async ({ expect }) => {
     const line = userErrorLine(await memplan('exec', 'zoo:mobilenet-v2?input=64', '--budget', '3MiB', '--repetitions', '1', '--warmup', '0'));
     expect(line).toMatch(

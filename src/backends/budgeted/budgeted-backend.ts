@@ -11,7 +11,7 @@ import { MAX_PAGES } from '../cpu/kernels/wasm-encoder.ts';
 import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
 import { layerKernel, type ArenaContext } from '../cpu/arena-kernels.ts';
 import { loadSchedule } from './load-schedule.ts';
-import { loaderThread } from './loader-thread.ts';
+import { loaderThread, STAGING_BYTES } from './loader-thread.ts';
 import { KERNEL_AREA_BYTES as RESERVED, PAGE_BYTES as PAGE } from './budget-share.ts';
 import { warmUp } from './warm-up.ts';
 import { weightsFileLayout } from './weights-file.ts';
@@ -29,8 +29,9 @@ export function budgetTooLarge(budget: number): string {
  * temporary area, in whole 64 KiB pages; under a budget, the buffer is what the budget leaves
  * after graph I/O and the runtime's reserve, budget-share.ts), which holds every
  * activation, weight slice and scratch buffer where the verified plan puts them. Weights
- * come from the weights file (budgeted/weights-file.ts), read by a loader thread straight
- * into the buffer (pread) while the compute thread runs the layers, both following the
+ * come from the weights file (budgeted/weights-file.ts), read by a loader thread into the
+ * buffer (O_DIRECT through a small staging area, or pread; loader-thread.ts) while the
+ * compute thread runs the layers, both following the
  * plan's dependencies (load-schedule.ts). Kernels read everything where it lies
  * (arena-kernels.ts). It runs NHWC networks (the zoo, TFLite files) on WebAssembly SIMD.
  */
@@ -55,7 +56,7 @@ export const budgetedBackend: Backend<'budgeted'> = {
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: cpus().length,
       threads: 2,
-      loader: 'worker thread, pread into a shared WebAssembly memory',
+      loader: `worker thread: O_DIRECT reads through a ${STAGING_BYTES / 2 ** 20} MiB staging area (made at start-up, in the baseline) where the file system takes them, else pread; into a shared WebAssembly memory`,
       memoryBytes: totalmem(),
       runtime: `node ${process.version}`,
     };
@@ -108,7 +109,15 @@ export const budgetedBackend: Backend<'budgeted'> = {
       return layerKernel(node, layer, context);
     });
     const schedule = loadSchedule(problem, plan.offsets, plan.loadSteps, weightsFileLayout(problem).offsets, streaming.loading);
-    const loader = loaderThread().start({ memory: memory.buffer as SharedArrayBuffer, base: RESERVED, path: streaming.weightsFile, schedule, steps: order.length, trace: streaming.trace ?? false });
+    const loader = loaderThread().start({
+      memory: memory.buffer as SharedArrayBuffer,
+      base: RESERVED,
+      path: streaming.weightsFile,
+      reads: streaming.reads ?? { direct: false },
+      schedule,
+      steps: order.length,
+      trace: streaming.trace ?? false,
+    });
 
     const view = (name: string): Float32Array => {
       const at = context.at(name);
@@ -165,6 +174,8 @@ export const budgetedBackend: Backend<'budgeted'> = {
           ioStallMs: [...stalls],
           bytesLoaded,
           loads: schedule.records.length,
+          reads: { direct: loader.readsDirect(), bytesPerSecond: streaming.reads?.bytesPerSecond ?? null },
+          readMs: readMs(loader.loadTimes()),
           ...(trace && loads
             ? {
                 trace: {
@@ -181,3 +192,10 @@ export const budgetedBackend: Backend<'budgeted'> = {
     };
   },
 };
+
+/** The loader's time on reads in one inference: the sum of its loads' [start, end] spans. */
+function readMs(times: Float64Array): number {
+  let total = 0;
+  for (let k = 0; k + 1 < times.length; k += 2) total += times[k + 1] - times[k];
+  return Math.round(total * 1000) / 1000;
+}

@@ -1,4 +1,5 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import type { WeightReads } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import type { LoadSchedule } from './load-schedule.ts';
 
@@ -10,7 +11,17 @@ const STOP = 3; // set: the loader exits
 const SEQUENCE = 4; // the next trace sequence number
 const FAILED = 5; // set by the loader when a read fails
 const DONE = 6; // set by the loader when it has let go of the session (and collected its garbage)
-const SLOTS = 7;
+const DIRECT = 7; // set by the loader when the session's reads bypass the page cache (O_DIRECT)
+const SLOTS = 8;
+
+/**
+ * Bytes of the loader's staging area for O_DIRECT reads: a direct read lands only on a
+ * page-aligned buffer, in whole blocks, and a weight slice's place in the plan's buffer is
+ * neither. The loader reads a slice through it in pieces of at most this size and copies
+ * each piece to its place. Made and touched when the thread starts, before a measured
+ * baseline: the runtime's, like the thread itself (its device info says so).
+ */
+export const STAGING_BYTES = 2 ** 20;
 
 /** Milliseconds without a finished load after which the compute thread gives up on the loader. */
 const STUCK_MS = 60_000;
@@ -21,15 +32,58 @@ const STUCK_MS = 60_000;
  * worker from a .ts file needs a loader in every one of them). It runs one network's
  * loads at a time (a session, one message): per inference it walks the schedule, waits
  * until the compute thread has begun the inference and finished the steps a load depends
- * on, reads the weights with pread straight into the shared buffer, and counts the load as
- * finished; until the session is stopped. Each load's start and end go into the shared
+ * on, reads the weights, and counts the load as finished; until the session is stopped.
+ * Reads bypass the page cache where the job asks it and the file system allows (O_DIRECT,
+ * through the staging area, so that the storage is read and not memory); without O_DIRECT,
+ * pread straight into the shared buffer. With a stated speed, a load ends no sooner than a
+ * device of that speed would have served its bytes (io/storage-bandwidth.ts, the same rule). Each load's start and end go into the shared
  * times (ms on the clock every thread shares: a run's trace); with a trace, each load also
  * takes a sequence number from the shared counter as it starts and as it ends.
  */
 const LOADER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
-const [GO, COMPUTED, LOADED, STOP, SEQUENCE, FAILED, DONE] = [${GO}, ${COMPUTED}, ${LOADED}, ${STOP}, ${SEQUENCE}, ${FAILED}, ${DONE}];
+const [GO, COMPUTED, LOADED, STOP, SEQUENCE, FAILED, DONE, DIRECT] = [${GO}, ${COMPUTED}, ${LOADED}, ${STOP}, ${SEQUENCE}, ${FAILED}, ${DONE}, ${DIRECT}];
+const BLOCK = 4096;
+// A WebAssembly memory's buffer is page-aligned (mmap): O_DIRECT takes it.
+const staging = new Uint8Array(new WebAssembly.Memory({ initial: ${STAGING_BYTES} / 65536 }).buffer);
+staging.fill(1);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function openWeights(path, direct) {
+  if (direct && fs.constants.O_DIRECT !== undefined) {
+    try {
+      return { fd: fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_DIRECT), direct: true };
+    } catch (error) {
+      // tmpfs and some others refuse O_DIRECT: read through the page cache, and say so.
+      if (!error || error.code !== 'EINVAL') throw error;
+    }
+  }
+  return { fd: fs.openSync(path, 'r'), direct: false };
+}
+function readInto(heap, fd, direct, to, bytes, from, path) {
+  for (let done = 0; done < bytes; ) {
+    if (direct) {
+      const left = bytes - done;
+      const want = Math.min(staging.length, Math.ceil(left / BLOCK) * BLOCK);
+      const read = fs.readSync(fd, staging, 0, want, from + done);
+      if (read === 0) throw new Error('the weights file ' + path + ' ends before byte ' + (from + bytes));
+      const take = Math.min(read, left);
+      heap.set(staging.subarray(0, take), to + done);
+      done += take;
+    } else {
+      const read = fs.readSync(fd, heap, to + done, bytes - done, from + done);
+      if (read === 0) throw new Error('the weights file ' + path + ' ends before byte ' + (from + bytes));
+      done += read;
+    }
+  }
+}
+function holdUntil(due) {
+  for (;;) {
+    const left = due - (performance.timeOrigin + performance.now());
+    if (left <= 0) return;
+    Atomics.wait(sleeper, 0, 0, left);
+  }
+}
 function reach(sync, slot, value) {
   for (;;) {
     if (Atomics.load(sync, STOP) !== 0) return false;
@@ -52,22 +106,22 @@ parentPort.on('message', (job) => {
   });
 });
 function run(job) {
-  const { sync, memory, base, path, fileOffsets, bufferOffsets, bytes, after, steps, trace, times, errors } = job;
+  const { sync, memory, base, path, direct, bytesPerSecond, fileOffsets, bufferOffsets, bytes, after, steps, trace, times, errors } = job;
   const heap = new Uint8Array(memory);
   let fd;
   try {
-    fd = fs.openSync(path, 'r');
+    const opened = openWeights(path, direct);
+    fd = opened.fd;
+    Atomics.store(sync, DIRECT, opened.direct ? 1 : 0);
     for (let inference = 0; ; inference++) {
       if (!reach(sync, GO, inference + 1)) return;
       for (let i = 0; i < after.length; i++) {
         if (!reach(sync, COMPUTED, inference * steps + after[i])) return;
         if (trace) trace[2 * i] = Atomics.add(sync, SEQUENCE, 1);
-        times[2 * i] = performance.timeOrigin + performance.now();
-        for (let done = 0; done < bytes[i]; ) {
-          const read = fs.readSync(fd, heap, base + bufferOffsets[i] + done, bytes[i] - done, fileOffsets[i] + done);
-          if (read === 0) throw new Error('the weights file ' + path + ' ends before byte ' + (fileOffsets[i] + bytes[i]));
-          done += read;
-        }
+        const start = performance.timeOrigin + performance.now();
+        times[2 * i] = start;
+        readInto(heap, fd, opened.direct, base + bufferOffsets[i], bytes[i], fileOffsets[i], path);
+        if (bytesPerSecond > 0) holdUntil(start + (bytes[i] * 1000) / bytesPerSecond);
         times[2 * i + 1] = performance.timeOrigin + performance.now();
         if (trace) trace[2 * i + 1] = Atomics.add(sync, SEQUENCE, 1);
         Atomics.add(sync, LOADED, 1);
@@ -91,6 +145,7 @@ export interface LoaderJob {
   readonly memory: SharedArrayBuffer;
   readonly base: number;
   readonly path: string;
+  readonly reads: WeightReads;
   readonly schedule: LoadSchedule;
   /** Compute steps per inference. */
   readonly steps: number;
@@ -155,6 +210,8 @@ export class LoaderSession {
         memory: job.memory,
         base: job.base,
         path: job.path,
+        direct: job.reads.direct,
+        bytesPerSecond: job.reads.bytesPerSecond ?? 0,
         fileOffsets,
         bufferOffsets,
         bytes,
@@ -204,6 +261,11 @@ export class LoaderSession {
   /** The next number of the order both threads' events share (a trace's clock). */
   sequence(): number {
     return Atomics.add(this.sync, SEQUENCE, 1);
+  }
+
+  /** Whether the session's reads bypass the page cache (known once its first inference has begun loading). */
+  readsDirect(): boolean {
+    return Atomics.load(this.sync, DIRECT) === 1;
   }
 
   /** With a trace: [start, end] sequence numbers of each load (schedule order) in the latest inference. */

@@ -28,16 +28,16 @@ export function weightsFileLayout(problem: Problem): { readonly offsets: Float64
 
 /**
  * The network's weights, written once in the form the executor reads (weight-forms.ts) to
- * `weights.bin` in a fresh folder under the system's temporary folder (`memplan-weights-*`),
- * which `dispose` removes. `graph` is the budgeted network's graph with the constants'
- * values (seeded or the file's own).
+ * `weights.bin` in a fresh folder (`memplan-weights-*`) under `parent` (default: the
+ * system's temporary folder; the storage its reads then measure), which `dispose` removes.
+ * `graph` is the budgeted network's graph with the constants' values (seeded or the file's own).
  */
 export class WeightsFile {
   readonly path: string;
   private readonly dir: string;
 
-  constructor(network: BudgetedNetwork, graph: Graph) {
-    this.dir = mkdtempSync(join(tmpdir(), 'memplan-weights-'));
+  constructor(network: BudgetedNetwork, graph: Graph, parent: string = tmpdir()) {
+    this.dir = mkdtempSync(join(parent, 'memplan-weights-'));
     this.path = join(this.dir, 'weights.bin');
     const { offsets } = weightsFileLayout(network.problem);
     const byRecord = new Map<number, string>();

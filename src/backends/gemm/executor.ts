@@ -1,4 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
+import { PacedStorage, type StatedSpeeds } from '../../io/storage-device.ts';
+import { BackendError } from '../backend-error.ts';
 import { pageAlignedMemory, tileGemmOn } from '../cpu/kernels/wasm-tile-gemm.ts';
 import { tileKey, type GemmShape, type TileId } from './gemm-shape.ts';
 import { openMatrix, tileOffset } from './matrix-files.ts';
@@ -19,6 +21,8 @@ export interface ExecutionFigures {
   readonly arenaBytes: number;
   /** Most tile bytes resident at once (loading, in use, or being written), as the executor saw them. */
   readonly residentHighWater: number;
+  /** With stated storage speeds: how long transfers were held past their real end (what the stated device added). */
+  readonly heldMs?: number;
 }
 
 export class BudgetViolation extends Error {
@@ -42,10 +46,18 @@ interface Held {
  * each product computed once its tiles are in. Checked as it goes, not assumed: a load
  * into space that a resident tile holds (other than one being written, which is awaited)
  * is a BudgetViolation, and the resident bytes never exceed the arena, which is at most
- * the budget.
+ * the budget. With `storage`, every tile read and write goes through a device of those
+ * speeds (io/storage-device.ts): the run sees the stated device's time, not this machine's.
  */
-export async function executeSchedule(schedule: GemmSchedule, shape: GemmShape, dir: string, options: { readonly directIo: boolean; readonly budget: number }): Promise<ExecutionFigures> {
+export async function executeSchedule(
+  schedule: GemmSchedule,
+  shape: GemmShape,
+  dir: string,
+  options: { readonly directIo: boolean; readonly budget: number; readonly storage?: StatedSpeeds },
+): Promise<ExecutionFigures> {
   if (schedule.arenaBytes > options.budget) throw new BudgetViolation(`the ${schedule.scheduler} schedule's arena (${schedule.arenaBytes} bytes) is over the budget (${options.budget}).`);
+  const device = options.storage === undefined ? undefined : new PacedStorage(checkSpeeds(options.storage));
+  const serve = <T>(direction: 'read' | 'write', transfer: () => Promise<T>): Promise<T> => (device === undefined ? transfer() : device.serve(direction, shape.tileBytes, transfer));
   const started = performance.now();
   const memory = pageAlignedMemory(schedule.arenaBytes);
   const bytes = new Uint8Array(memory.buffer);
@@ -107,7 +119,7 @@ export async function executeSchedule(schedule: GemmSchedule, shape: GemmShape, 
         h.state = 'writing';
         tileWrites++;
         bytesWritten += tileBytes;
-        h.done = files.C.write(region(p.at), 0, tileBytes, tileOffset(shape, p.tile)).then(() => release(p));
+        h.done = serve('write', () => files.C.write(region(p.at), 0, tileBytes, tileOffset(shape, p.tile))).then(() => release(p));
         writing.set(tileKey(p.tile), h.done);
       }
       for (const p of step.loads) {
@@ -120,7 +132,7 @@ export async function executeSchedule(schedule: GemmSchedule, shape: GemmShape, 
         hold(
           p,
           'loading',
-          file.read(region(p.at), 0, tileBytes, tileOffset(shape, p.tile)).then(() => undefined),
+          serve('read', () => file.read(region(p.at), 0, tileBytes, tileOffset(shape, p.tile))).then(() => undefined),
         );
       }
       if (step.task === undefined || step.at === undefined) continue;
@@ -151,5 +163,14 @@ export async function executeSchedule(schedule: GemmSchedule, shape: GemmShape, 
   } finally {
     for (const file of Object.values(files)) await file.close();
   }
-  return { wallMs: performance.now() - started, computeMs, stallMs, bytesRead, bytesWritten, tileLoads, tileWrites, tasks, arenaBytes: schedule.arenaBytes, residentHighWater };
+  const paced = device === undefined ? {} : { heldMs: device.heldMs };
+  return { wallMs: performance.now() - started, computeMs, stallMs, bytesRead, bytesWritten, tileLoads, tileWrites, tasks, arenaBytes: schedule.arenaBytes, residentHighWater, ...paced };
+}
+
+/** Speeds as they arrive in the GEMM's process, checked: a rate of 0 would hold a transfer for ever. */
+function checkSpeeds(storage: StatedSpeeds): StatedSpeeds {
+  for (const rate of [storage.read, storage.write]) {
+    if (!(Number.isFinite(rate?.bytesPerSecond) && rate.bytesPerSecond > 0)) throw new BackendError(`the GEMM process received a storage speed it cannot hold transfers to: ${JSON.stringify(rate)}.`);
+  }
+  return storage;
 }

@@ -13,31 +13,61 @@ import { budgetProblem, type GemmSchedule, type Placement, type ScheduleStep } f
 export const ARENA_ALIGNMENT = 4096;
 
 /**
- * How the planned scheduler keeps tiles: which A and B tiles stay resident between their
- * uses (none; a row of A across the row of C; every tile from first to last use), which
- * matrices are loaded one task ahead (overlapping I/O with the product), and whether a
- * finished C tile keeps its space while it is written (write-behind).
+ * How the planned scheduler keeps tiles: whether A's tiles stay resident across their row
+ * of C (a-row reuse), how many of B's tiles stay resident from their first use to their
+ * last (the rest are loaded for each use), which matrices are loaded one task ahead
+ * (overlapping I/O with the product), and whether a finished C tile keeps its space while
+ * it is written (write-behind).
  */
 export interface ResidencyPolicy {
-  readonly reuse: 'none' | 'a-row' | 'all';
+  readonly reuse: 'none' | 'a-row';
+  /**
+   * B tiles kept resident across the rows of C (with a-row reuse): the first `keptB` in the
+   * order the first row uses them (column by column). Each kept tile saves a read per later
+   * row; tiles² keeps all of B, and every input is then read once.
+   */
+  readonly keptB: number;
   readonly prefetch: readonly ('A' | 'B')[];
   readonly writeBehind: boolean;
 }
 
-/** From the most overlap and reuse to none: the first whose plan fits the budget is taken. */
+/**
+ * From the most overlap and reuse to none: the first whose plan fits the budget is taken.
+ * The first rung's keptB is what the budget settles (plannedSchedule): every B tile a
+ * budget can hold beside the A row is one fewer read per row, so a larger budget buys
+ * fewer reads, up to all of B.
+ */
 export const POLICIES: readonly ResidencyPolicy[] = [
-  { reuse: 'all', prefetch: ['A', 'B'], writeBehind: true },
-  { reuse: 'a-row', prefetch: ['A', 'B'], writeBehind: true },
-  { reuse: 'none', prefetch: ['A', 'B'], writeBehind: true },
-  { reuse: 'none', prefetch: ['A', 'B'], writeBehind: false },
-  { reuse: 'none', prefetch: ['A'], writeBehind: false },
-  { reuse: 'none', prefetch: [], writeBehind: false },
+  { reuse: 'a-row', keptB: 0, prefetch: ['A', 'B'], writeBehind: true },
+  { reuse: 'none', keptB: 0, prefetch: ['A', 'B'], writeBehind: true },
+  { reuse: 'none', keptB: 0, prefetch: ['A', 'B'], writeBehind: false },
+  { reuse: 'none', keptB: 0, prefetch: ['A'], writeBehind: false },
+  { reuse: 'none', keptB: 0, prefetch: [], writeBehind: false },
 ];
 
-export function describePolicy(policy: ResidencyPolicy): string {
-  const reuse = { none: 'no reuse', 'a-row': 'A rows kept', all: 'A rows and all of B kept' }[policy.reuse];
+export function describePolicy(policy: ResidencyPolicy, shape: GemmShape): string {
+  const all = shape.tiles * shape.tiles;
+  const reuse = policy.reuse === 'none' ? 'no reuse' : policy.keptB >= all ? 'A rows and all of B kept' : policy.keptB > 0 ? `A rows and ${policy.keptB} of ${all} B tiles kept` : 'A rows kept';
   const ahead = policy.prefetch.length === 0 ? 'no prefetch' : `${policy.prefetch.join(' and ')} loaded a task ahead`;
   return `${reuse}, ${ahead}${policy.writeBehind ? ', C written behind' : ''}`;
+}
+
+/**
+ * A policy as it arrives in the process that runs the GEMM, checked: a forged one must fail
+ * here in one sentence, not as an out-of-range residency later.
+ */
+export function checkPolicy(policy: ResidencyPolicy, shape: GemmShape): ResidencyPolicy {
+  const all = shape.tiles * shape.tiles;
+  const ok =
+    (policy.reuse === 'none' || policy.reuse === 'a-row') &&
+    Number.isSafeInteger(policy.keptB) &&
+    policy.keptB >= 0 &&
+    policy.keptB <= (policy.reuse === 'a-row' ? all : 0) &&
+    Array.isArray(policy.prefetch) &&
+    policy.prefetch.every((m) => m === 'A' || m === 'B') &&
+    typeof policy.writeBehind === 'boolean';
+  if (!ok) throw new BackendError(`the GEMM process received a tile policy it cannot run: ${JSON.stringify(policy)}.`);
+  return policy;
 }
 
 /**
@@ -58,7 +88,7 @@ interface Residency {
  * kept tiles are resident from their first use to their last; a C tile from its first task
  * to its last, or one step longer while it is written behind the next task.
  */
-export function residencies(tasks: readonly GemmTask[], policy: ResidencyPolicy): Residency[] {
+export function residencies(tasks: readonly GemmTask[], policy: ResidencyPolicy, tiles: number): Residency[] {
   const uses = new Map<string, { tile: TileId; steps: number[] }>();
   tasks.forEach((task, step) => {
     const { a, b, c } = taskTiles(task);
@@ -69,6 +99,8 @@ export function residencies(tasks: readonly GemmTask[], policy: ResidencyPolicy)
       uses.set(key, entry);
     }
   });
+  // B(l, j) is the (j * tiles + l)-th B tile the first row of C uses.
+  const keptB = (tile: TileId): boolean => tile.c * tiles + tile.r < policy.keptB;
   const out: Residency[] = [];
   for (const { tile, steps } of uses.values()) {
     if (tile.matrix === 'C') {
@@ -77,7 +109,7 @@ export function residencies(tasks: readonly GemmTask[], policy: ResidencyPolicy)
       continue;
     }
     const ahead = policy.prefetch.includes(tile.matrix) ? 1 : 0;
-    const kept = policy.reuse === 'all' || (policy.reuse === 'a-row' && tile.matrix === 'A');
+    const kept = policy.reuse === 'a-row' && (tile.matrix === 'A' || keptB(tile));
     if (kept) {
       out.push({ tile, first: Math.max(0, steps[0] - ahead), last: steps[steps.length - 1], lastUse: steps[steps.length - 1], load: true });
     } else {
@@ -96,26 +128,59 @@ export function residencyProblem(shape: GemmShape, list: readonly Residency[], s
 export interface PlannedSchedule extends GemmSchedule {
   readonly plan: VerifiedResult;
   readonly problem: Problem;
-  /** Which of POLICIES it runs (with `plan.offsets`, what a measured process needs to run it). */
-  readonly policyIndex: number;
+  /** The policy it runs (with `plan.offsets`, what a measured process needs to run it). */
+  readonly residency: ResidencyPolicy;
 }
 
 /**
  * The planned scheduler (this project's): the task order is known ahead, so every tile's
  * residency is a usage record; the paper's Greedy by Size for offsets places them in one
  * arena, the verifier checks the plan, and the first policy whose arena fits the budget is
- * run with no allocation at run time. Too small a budget for even one step is a clear error
- * naming the smallest budget that works.
+ * run with no allocation at run time. On the first rung (A rows kept) the budget decides
+ * how many B tiles stay resident too: as many as fit, found by bisection between none and
+ * what the budget holds beside the A rows (the arena grows by about a tile per kept tile;
+ * only a plan that fits is ever taken). Too small a budget for even one step is a clear
+ * error naming the smallest budget that works.
  */
 export function plannedSchedule(shape: GemmShape, budget: number, planner = 'offsets/greedy-by-size'): PlannedSchedule {
   const tooSmall = budgetProblem(shape, budget);
   if (tooSmall !== undefined) throw new BackendError(tooSmall);
-  for (let policyIndex = 0; policyIndex < POLICIES.length; policyIndex++) {
-    const schedule = planPolicy(shape, policyIndex, findPlanner(planner));
+  const strategy = findPlanner(planner);
+  const rowKept = planPolicy(shape, POLICIES[0], strategy);
+  if (rowKept.arenaBytes <= budget) return keepingB(shape, budget, rowKept, strategy);
+  for (const policy of POLICIES.slice(1)) {
+    const schedule = planPolicy(shape, policy, strategy);
     if (schedule.arenaBytes <= budget) return schedule;
   }
   // The last policy needs exactly three tiles at a time; the check above rules this out.
   throw new Error('no residency policy fits, not even three tiles.');
+}
+
+/** The A-rows schedule with as many B tiles kept as the budget holds (`none`: keeping none, known to fit). */
+function keepingB(shape: GemmShape, budget: number, none: PlannedSchedule, planner: Planner): PlannedSchedule {
+  const all = shape.tiles * shape.tiles;
+  const withKept = (keptB: number): PlannedSchedule => planPolicy(shape, { ...POLICIES[0], keptB }, planner);
+  // Each kept tile adds a tile to the later rows' peak, less up to two when the streamed B
+  // tiles it replaces (the one in use, the one loading) are kept too: no count above this fits.
+  const estimate = Math.min(all, Math.floor((budget - none.arenaBytes) / shape.tileBytes) + 2);
+  if (estimate <= 0) return none;
+  const first = withKept(estimate);
+  if (first.arenaBytes <= budget) return first;
+  // Bisect between a count known to fit and one known not to.
+  let best = none;
+  let fits = 0;
+  let over = estimate;
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    const schedule = withKept(middle);
+    if (schedule.arenaBytes <= budget) {
+      best = schedule;
+      fits = middle;
+    } else {
+      over = middle;
+    }
+  }
+  return best;
 }
 
 /** The harness's tile plan as it reaches the process that runs the GEMM: its planner and offsets. */
@@ -130,18 +195,17 @@ export interface ReceivedTilePlan {
  * them with the verifier against the residencies it derives itself, as network
  * measurements do.
  */
-export function planPolicy(shape: GemmShape, policyIndex: number, planner: Planner | ReceivedTilePlan): PlannedSchedule {
+export function planPolicy(shape: GemmShape, policy: ResidencyPolicy, planner: Planner | ReceivedTilePlan): PlannedSchedule {
+  checkPolicy(policy, shape);
   const tasks = rowMajorTasks(shape);
-  const policy = POLICIES[policyIndex];
-  if (policy === undefined) throw new RangeError(`no residency policy ${policyIndex}.`);
-  const list = residencies(tasks, policy);
+  const list = residencies(tasks, policy, shape.tiles);
   const problem = residencyProblem(shape, list, tasks.length);
   const plan =
     'offsets' in planner
       ? acceptReceived({ planner: planner.planner, plan: offsetsPlan(problem, planner.offsets) }, problem, ARENA_ALIGNMENT, 'in the GEMM process')
       : planAndVerify(planner, problem, { alignment: ARENA_ALIGNMENT });
   if (!plan.valid) throw new Error(`${plan.planner} produced an invalid tile plan: ${plan.violations[0]?.message}`);
-  return { scheduler: 'planned', arenaBytes: plan.footprint, policy: describePolicy(policy), policyIndex, plan, problem, steps: () => plannedSteps(tasks, list, plan) };
+  return { scheduler: 'planned', arenaBytes: plan.footprint, policy: describePolicy(policy, shape), residency: policy, plan, problem, steps: () => plannedSteps(tasks, list, plan) };
 }
 
 function* plannedSteps(tasks: readonly GemmTask[], list: readonly Residency[], plan: VerifiedResult): Iterable<ScheduleStep> {

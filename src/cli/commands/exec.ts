@@ -7,7 +7,7 @@ import { execPlacement } from '../exec-placement.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
 import { plannerByName } from '../../experiments/load-planner.ts';
 import { parseAlignment } from '../alignment-option.ts';
-import { checkBudgetedRecordArgs, parseBudget } from '../budget-options.ts';
+import { checkBudgetedRecordArgs, parseAdaptBudgets, parseBudget, parseStorageBandwidthOption } from '../budget-options.ts';
 import { UsageError } from '../errors.ts';
 import { execBudgeted } from '../exec-budgeted.ts';
 import type { MemoryReport, Timeline } from '../../backends/execution-report.ts';
@@ -26,6 +26,10 @@ interface ExecArgs extends SourceArgs {
   planner?: string;
   budget?: string;
   loading: string;
+  directIo: boolean;
+  storageBandwidth?: string;
+  adapt?: string;
+  weightsDir?: string;
   repetitions: number;
   warmup: number;
   seed: number;
@@ -61,6 +65,14 @@ export function registerExec(cli: Argv): Argv {
         .option('planner', { type: 'string', describe: 'planner id, or the path of a module of your own (.ts, .js) that exports one (default offsets/greedy-by-size; budgeted/flexnn with a budget)' })
         .option('budget', { type: 'string', describe: 'run in one buffer of this many bytes (35MiB, 4MB, 1048576), weights streamed from a file (the budgeted backend)' })
         .option('loading', { type: 'string', default: 'overlapped', describe: 'budgeted: overlapped (a loader thread reads ahead, FlexNN) or on-demand (each layer when it runs)' })
+        .option('direct-io', { type: 'boolean', default: true, describe: 'budgeted: read the weights past the page cache (O_DIRECT) where the file system takes it; --no-direct-io reads through it' })
+        .option('storage-bandwidth', { type: 'string', describe: "budgeted: hold weight reads to a stated storage speed, bytes per second (150MB, 1.5GB/s): a phone's flash on this machine's disk" })
+        .option('weights-dir', { type: 'string', describe: "budgeted: the folder the weights file is written under (default: the system's temporary folder): the storage the reads measure" })
+        .option('adapt', {
+          type: 'string',
+          describe:
+            'budgeted: budgets the run changes to after --budget, comma-separated (300MiB,200MiB,500MiB): each a phase of --repetitions inferences, re-sliced and re-planned when it begins, its peak measured on its own (FlexNN)',
+        })
         .option('repetitions', { type: 'number', default: 20, describe: 'timed inferences' })
         .option('warmup', { type: 'number', default: 3, describe: 'untimed inferences first' })
         .option('seed', { type: 'number', default: 1, describe: 'seed of the weights and the input' })
@@ -92,6 +104,8 @@ export function registerExec(cli: Argv): Argv {
         if (args.backend !== undefined && args.backend !== 'budgeted') throw new UsageError(`--budget runs the budgeted backend; --backend ${args.backend} does not take a budget.`);
         if (args.peer || args.workers !== undefined) throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : 'workers'} does not apply.`);
         checkBudgetedRecordArgs(args);
+        const storageBandwidth = parseStorageBandwidthOption(args.storageBandwidth);
+        const adapt = parseAdaptBudgets(args.adapt, budget);
         if (budget !== undefined && budget > MAX_BUDGET_BYTES) throw new UsageError(`--budget: ${budgetTooLarge(budget)}`);
         const planner = await plannerByName(args.planner ?? 'budgeted/flexnn');
         const { repetitions, warmup, seed, weights, json } = args;
@@ -107,12 +121,22 @@ export function registerExec(cli: Argv): Argv {
           records: sourceOptions(args),
           alignment: args.align,
           json,
+          directIo: args.directIo,
+          ...(storageBandwidth === undefined ? {} : { storageBandwidth }),
+          ...(adapt === undefined ? {} : { adapt }),
+          ...(args.weightsDir === undefined ? {} : { weightsDir: args.weightsDir }),
           ...(args.trace === undefined ? {} : { timeline: true }),
         });
         if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, json);
-        if (report.matchesUnbudgeted === false) process.exitCode = 1;
+        if (report.matchesUnbudgeted === false || report.adaptations?.some((phase) => phase.matchesUnbudgeted === false)) process.exitCode = 1;
         return;
       }
+      if (args.adapt !== undefined) throw new UsageError('--adapt changes the budget of a budgeted run; give the first with --budget.');
+      if (args.weightsDir !== undefined) throw new UsageError('--weights-dir says where the budgeted backend writes its weights file; give it with --budget (or --backend budgeted).');
+      if (args.storageBandwidth !== undefined || !args.directIo)
+        throw new UsageError(
+          `--${args.storageBandwidth !== undefined ? 'storage-bandwidth' : 'no-direct-io'} says how the budgeted backend reads its weights file; give it with --budget (or --backend budgeted).`,
+        );
       if (args.trace !== undefined && !hasCapability(backend, 'traces'))
         throw new UsageError(`--trace times the operators of the ${kindsWhere('traces').join(', ')} backends; the ${backend} backend cannot.`);
       if (args.browser !== undefined && backend !== 'browser') throw new UsageError(`--browser names the browser of --backend browser; --backend ${backend} starts none.`);

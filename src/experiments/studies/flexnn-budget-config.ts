@@ -1,3 +1,4 @@
+import { parseStorageBandwidth } from '../../io/storage-bandwidth.ts';
 import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
 
@@ -10,12 +11,22 @@ import type { StudyConfig } from '../study.ts';
 export interface FlexnnBudgetConfig extends StudyConfig {
   readonly networks: readonly BudgetNetwork[];
   readonly ablation: BudgetAblation;
+  /**
+   * Sweep each network from its smallest feasible budget (FlexNN's planner, the whole run:
+   * memplan plan --find-min-budget), found when the study runs, then up through the listed
+   * budgets; the listed budgets below it stay in the sweep as infeasible cells.
+   */
+  readonly fromMinimum: boolean;
+  /** The storage speeds every streamed method runs at: this machine's disk, and stated slower ones. */
+  readonly storage: readonly StorageSpeed[];
+  /** FlexNN's adaptation: the budget changed while inference runs, on these networks, through these budgets in order. */
+  readonly adaptive?: AdaptiveRun;
   readonly repetitions: number;
   readonly warmup: number;
   readonly seed: number;
   /** Offsets alignment in bytes (at least 16, the SIMD kernels' vectors). */
   readonly alignment: number;
-  readonly quick: { readonly networks: readonly BudgetNetwork[]; readonly ablation: BudgetAblation; readonly repetitions: number; readonly warmup: number };
+  readonly quick: { readonly networks: readonly BudgetNetwork[]; readonly ablation: BudgetAblation; readonly adaptive?: AdaptiveRun; readonly repetitions: number; readonly warmup: number };
   readonly paper: PaperHeadline;
 }
 
@@ -24,6 +35,27 @@ export interface BudgetNetwork {
   readonly source: string;
   /** Budgets in MiB, as the issue lists FlexNN's. */
   readonly budgetsMiB: readonly number[];
+  /** Runs of this network where they differ from the study's (a network whose inference takes seconds here). */
+  readonly repetitions?: number;
+  readonly warmup?: number;
+}
+
+/** A storage the weights are read from: this machine's disk at its own speed, or a stated slower one. */
+export interface StorageSpeed {
+  readonly label: string;
+  /** A stated read speed (io/storage-bandwidth.ts: `400MB` per second); absent: this machine's disk at its own speed. */
+  readonly bandwidth?: string;
+  /** Where a stated figure comes from. */
+  readonly source?: string;
+}
+
+/** A run whose budget changes between inferences (exec --budget B --adapt B1,B2,...), and FlexNN's figure for it. */
+export interface AdaptiveRun {
+  readonly networks: readonly string[];
+  /** The first budget, then each it changes to (MiB). */
+  readonly budgetsMiB: readonly number[];
+  /** FlexNN's adaptation time (seconds) and where the figure comes from. */
+  readonly paper?: { readonly adaptSeconds: number; readonly citation: string };
 }
 
 /** FlexNN without preloading and without memory planning, on these networks (labels) at these budgets. */
@@ -32,17 +64,21 @@ export interface BudgetAblation {
   readonly budgetsMiB: readonly number[];
 }
 
-/** FlexNN's headline as published: memory saved against NCNN's default and latency added, on one network. */
+/**
+ * FlexNN's headline as published: memory saved against NCNN's default and latency added.
+ * The source names the device class ("a smartphone") but no network: `network` only when a
+ * source does.
+ */
 export interface PaperHeadline {
   readonly citation: string;
   readonly device: string;
-  readonly network: string;
+  readonly network?: string;
   /** Fractions: 0.9381 is 93.81%. */
   readonly memorySaved: number;
   readonly latencyAdded: number;
 }
 
-const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'ablation', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'paper'];
+const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'ablation', 'fromMinimum', 'storage', 'adaptive', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'paper'];
 
 export function parseFlexnnBudget(data: Record<string, unknown>, file: string): FlexnnBudgetConfig {
   const j = new JsonFields(file);
@@ -52,11 +88,13 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
     const list = j.array(value, path).map((entry, k): BudgetNetwork => {
       const at = `${path}[${k}]`;
       const spec = j.object(entry, at);
-      j.only(spec, ['label', 'source', 'budgetsMiB'], at);
+      j.only(spec, ['label', 'source', 'budgetsMiB', 'repetitions', 'warmup'], at);
       return {
         label: j.string(spec.label, `${at}.label`),
         source: j.string(spec.source, `${at}.source`),
         budgetsMiB: j.array(spec.budgetsMiB, `${at}.budgetsMiB`).map((b, i) => mib(b, `${at}.budgetsMiB[${i}]`)),
+        ...(spec.repetitions === undefined ? {} : { repetitions: j.integer(spec.repetitions, `${at}.repetitions`, 1) }),
+        ...(spec.warmup === undefined ? {} : { warmup: j.integer(spec.warmup, `${at}.warmup`, 0) }),
       };
     });
     if (new Set(list.map((n) => n.label)).size !== list.length) j.fail(path, 'every label must be different.');
@@ -74,9 +112,54 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
       budgetsMiB: j.array(spec.budgetsMiB, `${path}.budgetsMiB`).map((b, i) => mib(b, `${path}.budgetsMiB[${i}]`)),
     };
   };
+  const storage = (value: unknown, path: string): StorageSpeed[] => {
+    const list = j.array(value, path).map((entry, k): StorageSpeed => {
+      const at = `${path}[${k}]`;
+      const spec = j.object(entry, at);
+      j.only(spec, ['label', 'bandwidth', 'source'], at);
+      let bandwidth: string | undefined;
+      if (spec.bandwidth !== undefined) {
+        bandwidth = j.string(spec.bandwidth, `${at}.bandwidth`);
+        try {
+          parseStorageBandwidth(bandwidth);
+        } catch (error) {
+          j.fail(`${at}.bandwidth`, (error as Error).message);
+        }
+        if (spec.source === undefined) j.fail(at, 'a stated speed needs its source: say where the figure comes from.');
+      }
+      return {
+        label: j.string(spec.label, `${at}.label`),
+        ...(bandwidth === undefined ? {} : { bandwidth }),
+        ...(spec.source === undefined ? {} : { source: j.string(spec.source, `${at}.source`) }),
+      };
+    });
+    if (new Set(list.map((x) => x.label)).size !== list.length) j.fail(path, 'every label must be different.');
+    return list;
+  };
+  const adaptive = (value: unknown, path: string, among: readonly BudgetNetwork[]): AdaptiveRun => {
+    const spec = j.object(value, path);
+    j.only(spec, ['networks', 'budgetsMiB', 'paper'], path);
+    const budgetsMiB = j.array(spec.budgetsMiB, `${path}.budgetsMiB`).map((b, i) => mib(b, `${path}.budgetsMiB[${i}]`));
+    if (budgetsMiB.length < 2) j.fail(`${path}.budgetsMiB`, 'needs a first budget and at least one to change to.');
+    let paper: AdaptiveRun['paper'];
+    if (spec.paper !== undefined) {
+      const figure = j.object(spec.paper, `${path}.paper`);
+      j.only(figure, ['adaptSeconds', 'citation'], `${path}.paper`);
+      paper = { adaptSeconds: mib(figure.adaptSeconds, `${path}.paper.adaptSeconds`), citation: j.string(figure.citation, `${path}.paper.citation`) };
+    }
+    return {
+      networks: j.array(spec.networks, `${path}.networks`).map((n, k) => {
+        const label = j.string(n, `${path}.networks[${k}]`);
+        if (!among.some((x) => x.label === label)) j.fail(`${path}.networks[${k}]`, `"${label}" is not the label of a network of the study.`);
+        return label;
+      }),
+      budgetsMiB,
+      ...(paper ? { paper } : {}),
+    };
+  };
   const full = networks(data.networks, '$.networks');
   const quick = j.object(data.quick, '$.quick');
-  j.only(quick, ['networks', 'ablation', 'repetitions', 'warmup'], '$.quick');
+  j.only(quick, ['networks', 'ablation', 'adaptive', 'repetitions', 'warmup'], '$.quick');
   const quickNetworks = networks(quick.networks, '$.quick.networks');
   const paper = j.object(data.paper, '$.paper');
   j.only(paper, ['citation', 'device', 'network', 'memorySaved', 'latencyAdded'], '$.paper');
@@ -86,6 +169,9 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
     title: j.string(data.title, '$.title'),
     networks: full,
     ablation: ablation(data.ablation, '$.ablation', full),
+    fromMinimum: data.fromMinimum === undefined ? true : j.boolean(data.fromMinimum, '$.fromMinimum'),
+    storage: data.storage === undefined ? [{ label: "this machine's disk" }] : storage(data.storage, '$.storage'),
+    ...(data.adaptive === undefined ? {} : { adaptive: adaptive(data.adaptive, '$.adaptive', full) }),
     repetitions: j.integer(data.repetitions ?? 8, '$.repetitions', 1),
     warmup: j.integer(data.warmup ?? 4, '$.warmup', 0),
     seed: j.integer(data.seed ?? 1, '$.seed', 0),
@@ -93,13 +179,14 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
     quick: {
       networks: quickNetworks,
       ablation: ablation(quick.ablation, '$.quick.ablation', quickNetworks),
+      ...(quick.adaptive === undefined ? {} : { adaptive: adaptive(quick.adaptive, '$.quick.adaptive', quickNetworks) }),
       repetitions: j.integer(quick.repetitions ?? 2, '$.quick.repetitions', 1),
       warmup: j.integer(quick.warmup ?? 1, '$.quick.warmup', 0),
     },
     paper: {
       citation: j.string(paper.citation, '$.paper.citation'),
       device: j.string(paper.device, '$.paper.device'),
-      network: j.string(paper.network, '$.paper.network'),
+      ...(paper.network === undefined ? {} : { network: j.string(paper.network, '$.paper.network') }),
       memorySaved: fraction(paper.memorySaved, '$.paper.memorySaved'),
       latencyAdded: fraction(paper.latencyAdded, '$.paper.latencyAdded'),
     },

@@ -17,6 +17,7 @@ import { budgetedBackend } from '../../backends/budgeted/budgeted-backend.ts';
 import { budgetedRun, smallestRunBudget, type BudgetShare } from '../../backends/budgeted/budget-share.ts';
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
 import { WeightsFile } from '../../backends/budgeted/weights-file.ts';
+import type { StorageBandwidth } from '../../io/storage-bandwidth.ts';
 
 export interface BudgetedExecuteOptions extends RunSettings {
   readonly planner: Planner;
@@ -37,6 +38,32 @@ export interface BudgetedExecuteOptions extends RunSettings {
   readonly trace?: boolean;
   /** Also time every step and load of one more inference (the report's `timeline`: memplan exec --trace). */
   readonly timeline?: boolean;
+  /** Read the weights past the page cache (O_DIRECT) where the file system takes it (default true): the storage, not memory. */
+  readonly directIo?: boolean;
+  /** Hold the reads to a stated storage speed (io/storage-bandwidth.ts); absent: the device's own. */
+  readonly storageBandwidth?: StorageBandwidth;
+  /** The folder the weights files are written under (default: the system's temporary folder): the storage the reads measure. */
+  readonly weightsDir?: string;
+  /** Budgets (bytes) the run changes to after its first phase, in order (FlexNN's adaptation; needs `budget`). */
+  readonly adapt?: readonly number[];
+}
+
+/** One later budget of an adapting run, as measured (exec --budget B --adapt B1,B2,...). */
+export interface Adaptation {
+  readonly budget: number;
+  /** From the budget's change to the network ready in its new buffer: let go, re-slice, plan, verify, prepare. */
+  readonly adaptMs: number;
+  /** The planner's own time within it. */
+  readonly planMs: number;
+  readonly footprint: number;
+  readonly meanLatencyMs: number;
+  readonly latencyMs: LatencySummary;
+  /** The phase's own peak over the run's baseline: from the change through its last inference. */
+  readonly peakRssDelta: number;
+  /** That peak at or under this phase's budget. */
+  readonly withinBudget: boolean;
+  readonly matchesUnbudgeted: boolean | null;
+  readonly ioStallMs: number;
 }
 
 /** The JSON of `memplan exec --budget`. */
@@ -56,6 +83,8 @@ export interface BudgetedReport {
   /** The plan's footprint: the highest byte it uses in the buffer. */
   readonly footprint: number;
   readonly latencyMs: LatencySummary;
+  /** Every timed inference (ms), in the order they ran. */
+  readonly samplesMs: readonly number[];
   /** Mean of the timed inferences (FlexNN reports means). */
   readonly meanLatencyMs: number;
   /** Mean per timed inference: milliseconds the compute thread waited for weights. */
@@ -63,6 +92,12 @@ export interface BudgetedReport {
   /** Bytes read from the weights file per inference, in `loads` reads. */
   readonly bytesLoaded: number;
   readonly loads: number;
+  /** How the weights were read: past the page cache (O_DIRECT) or through it, and the speed the reads were held to (null: the device's own). */
+  readonly reads: StreamingStats['reads'];
+  /** Mean bytes per second the reads were served at in the latest inference (bytesLoaded over the loader's time on them); null without reads. */
+  readonly readBytesPerSecond: number | null;
+  /** Milliseconds to slice the network for the budget and plan it (the verifier's check not included): FlexNN's offline planning. */
+  readonly planningMs: number;
   /** Weight records the plan loads ahead of their layer. */
   readonly preloaded: number;
   /** Outputs bit-identical to the unbudgeted run's (every weight resident); null when not checked. */
@@ -72,6 +107,8 @@ export interface BudgetedReport {
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
   readonly trace?: StreamingStats['trace'];
+  /** With `adapt`: each later budget's phase, measured on its own. */
+  readonly adaptations?: readonly Adaptation[];
   /** With the `timeline` option: the compute thread's steps and the loader's reads of one inference (not part of exec's JSON). */
   readonly timeline?: Timeline;
 }
@@ -90,12 +127,26 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
   const weightsKind = options.weights ?? 'seeded';
   const weighted = weightedGraph(source, weightsKind, options.seed);
   const records = options.records ?? {};
-  const { network, share } = options.budget === undefined ? { network: budgetedNetwork(weighted, records), share: null } : budgetedRun(weighted, options.budget, records);
   const alignment = Math.max(16, options.alignment ?? 64);
+  const slicingStart = performance.now();
+  const { network, share } = options.budget === undefined ? { network: budgetedNetwork(weighted, records), share: null } : budgetedRun(weighted, options.budget, records);
+  const slicingMs = performance.now() - slicingStart;
   const plan = planWithin(source, network, share, options.planner, records, alignment);
   const bufferBytes = share?.buffer ?? plan.footprint;
-  const file = new WeightsFile(network, network.graph);
+  if (options.adapt !== undefined && options.budget === undefined) throw new Error('adapting budgets needs a first budget.');
+  const file = new WeightsFile(network, network.graph, options.weightsDir);
+  const phaseFiles: WeightsFile[] = [];
   try {
+    // Each later budget: sliced and planned here first, so that a budget the planner cannot
+    // meet is refused before anything runs, and its weights written in its slicing (FlexNN's
+    // offline stage); the measured process slices and plans again when the budget changes.
+    const phases = (options.adapt ?? []).map((budget) => {
+      const later = budgetedRun(weighted, budget, records);
+      planWithin(source, later.network, later.share, options.planner, records, alignment);
+      const phaseFile = new WeightsFile(later.network, later.network.graph, options.weightsDir);
+      phaseFiles.push(phaseFile);
+      return { budget, weightsFile: phaseFile.path, bufferBytes: later.share.buffer };
+    });
     // The isolated job's budgeted variant: the measured process slices the records again
     // for the budget, verifies the plan in the buffer, and streams the weights from the file.
     const job = {
@@ -105,20 +156,24 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
       plan: planOf(plan),
       alignment,
       backend: budgetedBackend.kind,
-      streaming: { weightsFile: file.path, loading: options.loading, bufferBytes, ...(options.trace ? { trace: true } : {}) },
+      streaming: {
+        weightsFile: file.path,
+        loading: options.loading,
+        bufferBytes,
+        reads: { direct: options.directIo ?? true, ...(options.storageBandwidth ? { bytesPerSecond: options.storageBandwidth.bytesPerSecond } : {}) },
+        ...(options.trace ? { trace: true } : {}),
+      },
       warmup: options.warmup,
       repetitions: options.repetitions,
       seed: options.seed,
       ...(options.timeline ? { timeline: true } : {}),
+      ...(phases.length > 0 ? { adapt: phases } : {}),
     };
     const measured = await measureIsolated(source, { values: 'streamed' }, job);
     if (measured.streaming === undefined) throw new Error('the budgeted measured process reported no streaming figures.');
-    let matchesUnbudgeted: boolean | null = null;
-    if (options.reference !== undefined) matchesUnbudgeted = bitIdentical(measured.outputs, options.reference);
-    else if (options.verifyByExecution ?? true) {
-      const reference = await naiveReference(source, { backend: cpuBackend, seed: options.seed, weights: weightsKind, records, alignment });
-      matchesUnbudgeted = bitIdentical(measured.outputs, reference);
-    }
+    const reference =
+      options.reference ?? ((options.verifyByExecution ?? true) ? await naiveReference(source, { backend: cpuBackend, seed: options.seed, weights: weightsKind, records, alignment }) : undefined);
+    const matchesUnbudgeted = reference === undefined ? null : bitIdentical(measured.outputs, reference);
     const streaming = measured.streaming;
     const timed = streaming.ioStallMs.slice(streaming.ioStallMs.length - measured.samples.length);
     const mean = (values: readonly number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length);
@@ -132,20 +187,45 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
       withinBudget: options.budget === undefined ? null : memory.peakRssDelta <= options.budget,
       footprint: plan.footprint,
       latencyMs: summarizeLatency(measured.samples, options.seed),
+      samplesMs: measured.samples.map(round),
       meanLatencyMs: round(mean(measured.samples)),
       ioStallMs: round(mean(timed)),
       bytesLoaded: streaming.bytesLoaded,
       loads: streaming.loads,
+      reads: streaming.reads,
+      readBytesPerSecond: streaming.readMs > 0 ? Math.round((streaming.bytesLoaded * 1000) / streaming.readMs) : null,
+      planningMs: round(slicingMs + plan.timeMs),
       preloaded: network.problem.records.filter((r, i) => r.kind === 'weight' && (plan.loadSteps?.[i] ?? r.first) < r.first).length,
       matchesUnbudgeted,
       memory,
       peakRssBytes: memory.peakRss,
       device: measured.device,
+      ...(measured.adaptations
+        ? {
+            adaptations: measured.adaptations.map((phase): Adaptation => {
+              const peakRssDelta = phase.peakRss - measured.baselineRss;
+              const stalls = phase.streaming?.ioStallMs.slice(-phase.samples.length) ?? [];
+              return {
+                budget: phase.budget,
+                adaptMs: round(phase.adaptMs),
+                planMs: round(phase.planMs),
+                footprint: phase.footprint,
+                meanLatencyMs: round(mean(phase.samples)),
+                latencyMs: summarizeLatency(phase.samples, options.seed),
+                peakRssDelta,
+                withinBudget: peakRssDelta <= phase.budget,
+                matchesUnbudgeted: reference === undefined ? null : bitIdentical(phase.outputs, reference),
+                ioStallMs: round(mean(stalls)),
+              };
+            }),
+          }
+        : {}),
       ...(streaming.trace ? { trace: streaming.trace } : {}),
       ...(measured.spans ? { timeline: { spans: measured.spans, problem: network.problem } } : {}),
     };
   } finally {
     file.dispose();
+    for (const phaseFile of phaseFiles) phaseFile.dispose();
   }
 }
 

@@ -13,6 +13,8 @@ import { plannedSchedule } from '../../backends/gemm/planned-schedule.ts';
 import { directIoWorks, emptyProduct, matrixFilesBytes, matrixPath, writeInputs } from '../../backends/gemm/matrix-files.ts';
 import type { SchedulerKind } from '../../backends/gemm/schedule.ts';
 import { makeFolder } from '../../io/make-folder.ts';
+import type { StorageBandwidth } from '../../io/storage-bandwidth.ts';
+import type { StatedSpeeds } from '../../io/storage-device.ts';
 
 export interface GemmOptions {
   readonly n: number;
@@ -24,6 +26,8 @@ export interface GemmOptions {
   /** Bypass the page cache: 'auto' (default) where the file system takes O_DIRECT. */
   readonly directIo?: boolean | 'auto';
   readonly seed: number;
+  /** Hold tile reads and writes to these speeds (a stated device, e.g. the authors' eMMC); absent: this machine's storage as it is. */
+  readonly storage?: StatedSpeeds;
 }
 
 /** The JSON of `memplan gemm`. */
@@ -39,6 +43,11 @@ export interface GemmReport {
   readonly computeMs: number;
   readonly stallMs: number;
   readonly io: { readonly bytesRead: number; readonly bytesWritten: number; readonly tileLoads: number; readonly tileWrites: number };
+  /**
+   * The storage speeds the run's transfers were held to (null: this machine's own, unheld),
+   * and how long the stated device held them past their real end.
+   */
+  readonly storage: { readonly read: StorageBandwidth | null; readonly write: StorageBandwidth | null; readonly heldMs: number | null };
   /** Most tile bytes resident at once, and the arena that held them (both at most the budget). */
   readonly tiles: { readonly residentHighWater: number; readonly arenaBytes: number; readonly tasks: number };
   readonly plan?: GemmJobResult['plan'];
@@ -132,7 +141,8 @@ export async function runGemm(options: GemmOptions): Promise<GemmReport> {
     budget: options.budget,
     scheduler: options.scheduler,
     directIo,
-    ...(planned ? { planned: { policyIndex: planned.policyIndex, planner: planned.plan.planner, offsets: planned.plan.offsets } } : {}),
+    ...(planned ? { planned: { policy: planned.residency, planner: planned.plan.planner, offsets: planned.plan.offsets } } : {}),
+    ...(options.storage ? { storage: options.storage } : {}),
   };
   let result: GemmJobResult;
   try {
@@ -159,6 +169,7 @@ export async function runGemm(options: GemmOptions): Promise<GemmReport> {
     computeMs: f.computeMs,
     stallMs: f.stallMs,
     io: { bytesRead: f.bytesRead, bytesWritten: f.bytesWritten, tileLoads: f.tileLoads, tileWrites: f.tileWrites },
+    storage: { read: options.storage?.read ?? null, write: options.storage?.write ?? null, heldMs: f.heldMs ?? null },
     tiles: { residentHighWater: f.residentHighWater, arenaBytes: f.arenaBytes, tasks: f.tasks },
     ...(result.plan ? { plan: result.plan } : {}),
     gflops: { compute: flops / f.computeMs / 1e6, wall: flops / f.wallMs / 1e6 },

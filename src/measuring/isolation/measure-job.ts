@@ -12,6 +12,7 @@ import { budgetedRun } from '../../backends/budgeted/budget-share.ts';
 import { budgetedNetwork } from '../../graph/budget-records.ts';
 import type { MeasureResult } from '../../backends/execution-report.ts';
 import { readRss } from '../process-memory.ts';
+import { adaptBudgets, type BudgetPhase } from '../budgeted/adapt-budget.ts';
 import type { MeasuredContext } from './measured-child.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { seededInputs, weightedGraph } from '../../backends/run-data.ts';
@@ -54,6 +55,11 @@ export interface MeasureJob {
    */
   readonly streaming?: StreamingRequest;
   readonly budget?: number;
+  /**
+   * The budgeted variant only: budgets the run changes to after its first phase, one phase
+   * each (budgeted/adapt-budget.ts), `repetitions` inferences apiece.
+   */
+  readonly adapt?: readonly BudgetPhase[];
 }
 
 export type ToMeasureProcess = { readonly type: 'job'; readonly job: MeasureJob } | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array } | { readonly type: 'go' };
@@ -196,10 +202,14 @@ export async function measure(
 ): Promise<MeasureResult> {
   const { runtimeRss, collect } = context;
   const backend = findBackend(job.backend);
-  const { prepared, inputs, rebaselined, dry } = await prepareNetwork(job, constants, backend, context);
+  // Held through `ready`, never a local of its own: a network whose budget changes is let go
+  // of mid-run (adapt-budget.ts), and nothing here may keep its buffer alive.
+  const ready: { prepared: PreparedNetwork | undefined } & Omit<Awaited<ReturnType<typeof prepareNetwork>>, 'prepared'> = await prepareNetwork(job, constants, backend, context);
+  const { inputs, rebaselined, dry } = ready;
+  const network = (): PreparedNetwork => ready.prepared as PreparedNetwork;
   const baselineRss = rebaselined ?? context.baselineRss;
   // A pool's threads started in the dry run are the runtime's (the backend says so), not the job's.
-  const jobRss = rebaselined === undefined ? undefined : rebaselined - context.baselineRss - (prepared.memory().runtime ?? 0);
+  const jobRss = rebaselined === undefined ? undefined : rebaselined - context.baselineRss - (network().memory().runtime ?? 0);
   collect();
   // Inferences allocate nothing (the outputs come back in the network's own arrays); any
   // garbage one leaves is collected before the next, outside the timed part, so that the
@@ -212,7 +222,7 @@ export async function measure(
   };
   let outputs = new Map<string, Float32Array>();
   for (let k = 0; k < job.warmup; k++) {
-    outputs = await prepared.infer(inputs);
+    outputs = await network().infer(inputs);
     await between();
   }
   const samples: number[] = [];
@@ -221,31 +231,48 @@ export async function measure(
   const busyMs: (readonly number[])[] = [];
   for (let k = 0; k < job.repetitions; k++) {
     const started = performance.now();
-    outputs = await prepared.infer(inputs);
+    outputs = await network().infer(inputs);
     samples.push(performance.now() - started);
-    if (prepared.lastDeviceMs !== undefined) deviceSamples.push(prepared.lastDeviceMs);
-    const run = prepared.parallel?.lastRun();
+    const deviceMs = network().lastDeviceMs;
+    if (deviceMs !== undefined) deviceSamples.push(deviceMs);
+    const run = network().parallel?.lastRun();
     if (run !== undefined) {
       stepMs.push(run.stepMs);
       busyMs.push(run.busyMs);
     }
     await between();
   }
-  if (job.warmup + job.repetitions === 0) outputs = await prepared.infer(inputs);
+  if (job.warmup + job.repetitions === 0) outputs = await network().infer(inputs);
   // The inputs this process gives the network count with its inputs and outputs.
   let inputBytes = 0;
   for (const values of inputs.values()) inputBytes += values.byteLength;
   // Memory is read before the traced inference, so that asking for a trace changes no figure.
-  const held = prepared.memory();
-  const streaming = prepared.streamingStats?.();
+  const held = network().memory();
+  const streaming = network().streamingStats?.();
   const rss = readRss();
-  const spans = job.timeline && prepared.trace ? await prepared.trace(inputs) : undefined;
-  const pool = prepared.parallel;
+  const spans = job.timeline ? await network().trace?.(inputs) : undefined;
+  const pool = network().parallel;
   const parallel = pool === undefined ? undefined : { workers: pool.workers, stepSizes: pool.stepSizes, poolRss: pool.poolRss, stepMs, busyMs };
   // The runtime's start-up (measured before the baseline) is the backend's own unless it reports one.
   const memory = { ...held, io: held.io + inputBytes, runtime: held.runtime ?? runtimeRss, ...(jobRss !== undefined ? { job: jobRss } : {}) };
-  prepared.dispose();
   dry?.dispose();
+  // The outputs are views of the network's buffer: a copy, so that they do not keep it alive once let go of.
+  if (job.adapt !== undefined) outputs = new Map([...outputs].map(([name, values]) => [name, values.slice()]));
+  const adaptations =
+    job.adapt !== undefined && job.streaming !== undefined
+      ? await adaptBudgets(backend, ready, job.adapt, {
+          graph: job.graph,
+          records: job.records,
+          planner: job.planner,
+          alignment: job.alignment,
+          streaming: job.streaming,
+          repetitions: job.repetitions,
+          inputs,
+          collect,
+          between,
+        })
+      : undefined;
+  if (adaptations === undefined) network().dispose();
   return {
     samples,
     deviceSamples,
@@ -258,5 +285,6 @@ export async function measure(
     ...(parallel ? { parallel } : {}),
     ...(streaming ? { streaming } : {}),
     ...(spans ? { spans } : {}),
+    ...(adaptations ? { adaptations } : {}),
   };
 }

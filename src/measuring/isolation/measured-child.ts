@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { fileSystemSentence } from '../../io/file-system-error.ts';
 import { BackendError } from '../../backends/backend-error.ts';
 import { childModule } from '../../backends/child-module.ts';
-import { readRss, resetPeakRss } from '../process-memory.ts';
+import { resetPeakRss, settledRss } from '../process-memory.ts';
 
 /**
  * The protocol of a measured process: it starts, takes its baseline, says `ready`; the
@@ -138,22 +138,4 @@ export async function serveMeasured<R>(what: string, receive: (message: unknown,
     );
   });
   send({ type: 'ready' }, () => {});
-}
-
-/**
- * The resident bytes once the collector is done: V8 returns freed pages from a background
- * thread a moment after a collection, so a reading right after one may or may not hold them
- * (measured: 3 MiB moving between the baseline and the job's peak from run to run). Collects
- * and reads again until two readings agree within 64 KiB (at most 20 times, 25 ms apart).
- */
-async function settledRss(collect: () => void): Promise<number> {
-  let last = Number.NaN;
-  for (let k = 0; k < 20; k++) {
-    collect();
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    const rss = readRss().rss;
-    if (Math.abs(rss - last) < 64 * 1024) return rss;
-    last = rss;
-  }
-  return last;
 }

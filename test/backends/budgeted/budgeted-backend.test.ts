@@ -1,10 +1,13 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { PreparedNetwork } from '../../../src/backends/backend.ts';
+import type { PreparedNetwork, WeightReads } from '../../../src/backends/backend.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
 import { budgetedBackend } from '../../../src/backends/budgeted/budgeted-backend.ts';
 import type { Loading } from '../../../src/backends/budgeted/load-schedule.ts';
 import { WeightsFile } from '../../../src/backends/budgeted/weights-file.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
+import { directIoWorks } from '../../../src/backends/gemm/matrix-files.ts';
 import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
 import { budgetedNetwork, type BudgetedNetwork } from '../../../src/graph/budget-records.ts';
 import { executionOrder } from '../../../src/graph/execution-order.ts';
@@ -12,6 +15,7 @@ import { plannedProblem } from '../../../src/graph/lifetimes.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
+import { buildZooModel } from '../../../src/models/zoo.ts';
 import { everyPathNetwork } from './networks.ts';
 
 const graph = weightedGraph(everyPathNetwork(), 'seeded', 7);
@@ -32,7 +36,7 @@ interface Run {
   readonly outputs: Map<string, Float32Array>;
 }
 
-async function runBudgeted(planner: string, budget: number | undefined, loading: Loading): Promise<Run> {
+async function runBudgeted(planner: string, budget: number | undefined, loading: Loading, reads?: WeightReads): Promise<Run> {
   const network = budgetedNetwork(graph, budget === undefined ? {} : { budget });
   const plan = planAndVerify(findPlanner(planner), network.problem, { alignment: 64 });
   expect(plan.valid).toBe(true);
@@ -42,7 +46,7 @@ async function runBudgeted(planner: string, budget: number | undefined, loading:
     graph: network.graph,
     problem: network.problem,
     plan,
-    streaming: { weightsFile: file.path, loading, bufferBytes: budget ?? plan.footprint, trace: true },
+    streaming: { weightsFile: file.path, loading, bufferBytes: budget ?? plan.footprint, trace: true, ...(reads ? { reads } : {}) },
   });
   let outputs = new Map<string, Float32Array>();
   for (let k = 0; k < 3; k++) outputs = new Map([...(await prepared.infer(inputs))].map(([n, v]) => [n, v.slice()]));
@@ -108,6 +112,63 @@ describe('the budgeted backend', () => {
     const computeStart = (step: number) => trace.computes[step].start;
     // At least one load finished before the layer just before its own had started.
     expect(trace.loads.some((l) => records[l.record].first > 0 && l.end < computeStart(records[l.record].first - 1))).toBe(true);
+  });
+
+  it('reads past the page cache where the file system takes O_DIRECT, through its staging area, with the same outputs', async () => {
+    // The weights file lies under the temporary folder (weights-file.ts): its file system decides.
+    const direct = await directIoWorks(join(tmpdir(), 'memplan-direct-probe'));
+    for (const budget of [48 * 1024, 256 * 1024]) {
+      const run = await runBudgeted('budgeted/flexnn', budget, 'overlapped', { direct: true });
+      try {
+        expect(run.prepared.streamingStats!().reads).toEqual({ direct, bytesPerSecond: null });
+        expect(outOfOrder(run)).toEqual([]);
+        expect(bitIdentical(run.outputs, await unbudgeted())).toBe(true);
+      } finally {
+        run.prepared.dispose();
+      }
+    }
+  });
+
+  it('holds every load to a stated storage speed: no load ends sooner than its bytes take at that speed', async () => {
+    const bytesPerSecond = 4e6;
+    const run = await runBudgeted('budgeted/flexnn', 48 * 1024, 'overlapped', { direct: false, bytesPerSecond });
+    onTestFinished(() => run.prepared.dispose());
+    expect(run.prepared.streamingStats!().reads).toEqual({ direct: false, bytesPerSecond });
+    const { records } = run.network.problem;
+    const trace = await run.prepared.trace!(inputs);
+    const loads = trace.filter((span) => span.op === 'load');
+    expect(loads.length).toBeGreaterThan(0);
+    for (const load of loads) {
+      const bytes = records.find((r) => r.id === load.node)!.size;
+      expect(load.end - load.start).toBeGreaterThanOrEqual((bytes * 1000) / bytesPerSecond - 0.01);
+    }
+  });
+
+  it.each([
+    ['zoo:vit-b-16?input=64&layers=2&width=0.25', 2 ** 20],
+    ['zoo:gpt-2?tokens=16&layers=2&width=0.25', 12 * 2 ** 20],
+  ] as const)('%s in %d bytes, below its weights: sliced to a fifth of the budget, outputs bit-identical to the CPU backend', async (source, budget) => {
+    const transformer = weightedGraph(buildZooModel(source), 'seeded', 5);
+    const given = seededInputs(transformer, 5);
+    const { graph: planned, problem } = plannedProblem(transformer, { elementSize: 4, scratch: true });
+    const cpu = await cpuBackend.prepare({ graph: planned, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
+    const expected = new Map([...(await cpu.infer(given))].map(([n, v]) => [n, v.slice()]));
+    const network = budgetedNetwork(transformer, { budget });
+    const weights = network.problem.records.filter((r) => r.kind === 'weight');
+    expect(weights.reduce((sum, r) => sum + r.size, 0)).toBeGreaterThan(budget);
+    expect(Math.max(...weights.map((r) => r.size))).toBeLessThanOrEqual(budget / 5);
+    if (source.includes('gpt-2')) {
+      // The tied table twice: by rows for the embedding's Gather, by columns (panels) for the head.
+      expect(network.graph.nodes.filter((n) => n.op === 'Gather' && n.rows !== undefined).length).toBeGreaterThan(5);
+      expect(network.graph.nodes.filter((n) => n.name.startsWith('gpt2/lm_head@slice')).length).toBeGreaterThan(5);
+    }
+    const plan = planAndVerify(findPlanner('budgeted/flexnn'), network.problem, { alignment: 64 });
+    expect(plan.valid).toBe(true);
+    const file = new WeightsFile(network, network.graph);
+    files.push(file);
+    const prepared = await budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan, streaming: { weightsFile: file.path, loading: 'overlapped', bufferBytes: budget } });
+    onTestFinished(() => prepared.dispose());
+    for (let k = 0; k < 2; k++) expect(bitIdentical(await prepared.infer(given), expected)).toBe(true);
   });
 
   it('refuses what it cannot run, in one sentence', async () => {

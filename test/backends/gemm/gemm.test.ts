@@ -13,7 +13,9 @@ import { dynamicSchedule } from '../../../src/backends/gemm/dynamic-schedule.ts'
 import { BudgetViolation, executeSchedule } from '../../../src/backends/gemm/executor.ts';
 import { gemmShape, tileKey } from '../../../src/backends/gemm/gemm-shape.ts';
 import { emptyProduct, writeInputs } from '../../../src/backends/gemm/matrix-files.ts';
-import { plannedSchedule } from '../../../src/backends/gemm/planned-schedule.ts';
+import { planPolicy, plannedSchedule, POLICIES, type PlannedSchedule } from '../../../src/backends/gemm/planned-schedule.ts';
+import { findPlanner } from '../../../src/planners/registry.ts';
+import { parseStorageBandwidth } from '../../../src/io/storage-bandwidth.ts';
 import { finishedProduct, runGemm } from '../../../src/measuring/gemm/run-gemm.ts';
 import type { GemmSchedule } from '../../../src/backends/gemm/schedule.ts';
 import { planOf } from '../../../src/planners/plan-handover.ts';
@@ -107,6 +109,67 @@ describe('the planned scheduler', () => {
   });
 });
 
+describe('the planned scheduler under larger budgets', () => {
+  /** Tile loads the schedule makes (reads), counted from its steps. */
+  const loads = (schedule: PlannedSchedule): number => [...schedule.steps()].reduce((sum, step) => sum + step.loads.length, 0);
+
+  it('keeps more of B resident as the budget grows past a row of A, and reads less for it, down to each input once', () => {
+    const rowKept = planPolicy(shape, POLICIES[0], findPlanner('offsets/greedy-by-size')).arenaBytes;
+    const all = shape.tiles * shape.tiles;
+    let kept = -1;
+    let read = Infinity;
+    for (let budget = rowKept; budget <= rowKept + (all + 2) * TILE; budget += TILE) {
+      const schedule = plannedSchedule(shape, budget);
+      expect(schedule.arenaBytes).toBeLessThanOrEqual(budget);
+      expect(schedule.residency.reuse).toBe('a-row');
+      expect(schedule.residency.keptB).toBeGreaterThanOrEqual(kept);
+      expect(loads(schedule)).toBeLessThanOrEqual(read);
+      if (schedule.residency.keptB > kept && kept >= 0) expect(loads(schedule)).toBeLessThan(read);
+      kept = schedule.residency.keptB;
+      read = loads(schedule);
+    }
+    // With all of B kept, A and B are each read once.
+    expect(kept).toBe(all);
+    expect(read).toBe(2 * all);
+    // Between a row of A and all of B, every budget step keeps about one more tile of B.
+    expect(plannedSchedule(shape, rowKept + 5 * TILE).residency.keptB).toBeGreaterThanOrEqual(5);
+  });
+
+  it('refuses a policy it cannot run in one sentence (a forged job)', () => {
+    const forged = { reuse: 'a-row', keptB: 99, prefetch: ['A'], writeBehind: false } as const;
+    expect(() => planPolicy(shape, forged, findPlanner('offsets/greedy-by-size'))).toThrow(BackendError);
+    expect(() => planPolicy(shape, forged, findPlanner('offsets/greedy-by-size'))).toThrow(/^the GEMM process received a tile policy it cannot run: \{"reuse":"a-row","keptB":99,.+\}\.$/);
+  });
+});
+
+describe('the executor at a stated storage speed', () => {
+  it.each(['planned', 'dynamic'] as const)('%s: takes at least the bytes over the stated rates, reads and writes each at its own, and C is still right', async (scheduler) => {
+    await emptyProduct(dir, shape);
+    const budget = 4 * TILE;
+    const storage = { read: parseStorageBandwidth('8MB/s'), write: parseStorageBandwidth('2MB/s') };
+    const figures = await executeSchedule(schedulers[scheduler](budget), shape, dir, { directIo: false, budget, storage });
+    // One device serves every transfer in turn: the run cannot end before it has.
+    const deviceMs = (figures.bytesRead / 8e6 + figures.bytesWritten / 2e6) * 1000;
+    expect(deviceMs).toBeGreaterThan(50);
+    expect(figures.wallMs).toBeGreaterThanOrEqual(deviceMs);
+    expect(figures.heldMs).toBeGreaterThan(0);
+    expect((await checkProduct(dir, shape, 5)).within).toBe(true);
+  });
+
+  it('runs unheld without a stated speed', async () => {
+    await emptyProduct(dir, shape);
+    const figures = await executeSchedule(schedulers.planned(4 * TILE), shape, dir, { directIo: false, budget: 4 * TILE });
+    expect(figures.heldMs).toBeUndefined();
+  });
+
+  it('refuses a speed that would hold a transfer for ever', async () => {
+    const storage = { read: { bytesPerSecond: 0, label: '0/s' }, write: parseStorageBandwidth('1MB') };
+    await expect(executeSchedule(schedulers.planned(4 * TILE), shape, dir, { directIo: false, budget: 4 * TILE, storage })).rejects.toThrow(
+      'the GEMM process received a storage speed it cannot hold transfers to: {"bytesPerSecond":0,"label":"0/s"}.',
+    );
+  });
+});
+
 describe('the executor checks what it is given', () => {
   it('stops a schedule that loads a tile onto one still in use', async () => {
     const honest = plannedSchedule(shape, 3 * TILE);
@@ -138,5 +201,18 @@ describe('memplan gemm end to end (its own process)', () => {
     expect(report.io.bytesRead).toBeGreaterThan(0);
     expect(await finishedProduct(run)).toMatchObject({ n: 256, tile: 64, seed: 3 });
     expect(existsSync(join(run, 'C.tiles'))).toBe(true);
+    expect(report.storage).toEqual({ read: null, write: null, heldMs: null });
+  }, 60_000);
+
+  it('holds the measured process to a stated storage speed and says so', async () => {
+    const run = join(dir, 'paced');
+    const storage = { read: parseStorageBandwidth('4MB/s'), write: parseStorageBandwidth('4MB/s') };
+    const report = await runGemm({ n: 256, tile: 64, budget: 3 * 64 * 64 * 4, scheduler: 'planned', dir: run, seed: 3, directIo: 'auto', storage });
+    // 3 tiles: no reuse, every task reads its A and B (2 x 64 x 16 KiB) and C is written once: 2.3 MiB at 4 MB/s.
+    expect(report.io.bytesRead + report.io.bytesWritten).toBe((2 * 64 + 16) * 16384);
+    expect(report.wallMs).toBeGreaterThanOrEqual(((report.io.bytesRead + report.io.bytesWritten) / 4e6) * 1000);
+    expect(report.storage.read).toEqual(storage.read);
+    expect(report.storage.heldMs).toBeGreaterThan(0);
+    expect(report.check.within).toBe(true);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { budgetedRun, graphIoBytes, PAGE_BYTES, PROCESS_RESERVE_BYTES } from '../../../src/backends/budgeted/budget-share.ts';
 import { executeBudgeted } from '../../../src/measuring/budgeted/execute-budgeted.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
@@ -9,15 +10,21 @@ import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { everyPathNetwork } from '../../backends/budgeted/networks.ts';
 
-const weightsFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith('memplan-weights-'));
+// Each test writes its weights under a folder of its own: other test files run budgeted jobs at the same time.
+const weightsFolders = (parent: string): string[] => readdirSync(parent).filter((name) => name.startsWith('memplan-weights-'));
+function ownFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'memplan-weights-test-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}
 const MiB = 2 ** 20;
 
 describe('a budgeted execution, measured in a process of its own', () => {
   it('keeps its budget as measured: buffer, graph I/O and the reserve inside it; outputs match the unbudgeted run; the weights file is removed', async () => {
-    const before = weightsFolders();
+    const parent = ownFolder();
     const budget = 5 * MiB;
     const graph = everyPathNetwork();
-    const report = await executeBudgeted(graph, { planner: findPlanner('budgeted/flexnn'), budget, loading: 'overlapped', repetitions: 2, warmup: 1, seed: 4 });
+    const report = await executeBudgeted(graph, { planner: findPlanner('budgeted/flexnn'), budget, loading: 'overlapped', repetitions: 2, warmup: 1, seed: 4, weightsDir: parent });
     expect(report.matchesUnbudgeted).toBe(true);
     expect(report.budget).toBe(budget);
     const share = report.share!;
@@ -36,7 +43,7 @@ describe('a budgeted execution, measured in a process of its own', () => {
     expect(report.latencyMs.runs).toBe(2);
     expect(report.loads).toBeGreaterThan(0);
     expect(report.bytesLoaded).toBeGreaterThan(0);
-    expect(weightsFolders()).toEqual(before);
+    expect(weightsFolders(parent)).toEqual([]);
   });
 
   it("gives the dry run's buffer back before the baseline: what the job left is far less than the buffer the plan fills", async () => {
@@ -54,6 +61,43 @@ describe('a budgeted execution, measured in a process of its own', () => {
     expect(report.memory.job as number).toBeLessThan(report.memory.intermediates / 2);
     expect(report.memory.peakRssDelta).toBeGreaterThan(report.footprint / 2);
     expect(report.withinBudget).toBe(true);
+  });
+
+  it('adapts to each new budget while it runs: re-sliced and re-planned, each phase within its own budget as measured, outputs unchanged, every weights file removed', async () => {
+    const parent = ownFolder();
+    // Up, down below the first, up again: a phase that kept the old buffer would overrun the smaller budget.
+    const budgets = [24 * MiB, 12 * MiB, 16 * MiB];
+    const report = await executeBudgeted(buildZooModel('zoo:mobilenet-v2?input=96'), {
+      planner: findPlanner('budgeted/flexnn'),
+      budget: 14 * MiB,
+      adapt: budgets,
+      loading: 'overlapped',
+      repetitions: 2,
+      warmup: 1,
+      seed: 1,
+      weightsDir: parent,
+    });
+    expect(report.withinBudget).toBe(true);
+    expect(report.adaptations?.map((phase) => phase.budget)).toEqual(budgets);
+    for (const phase of report.adaptations ?? []) {
+      expect(phase.matchesUnbudgeted, `${phase.budget}`).toBe(true);
+      expect(phase.peakRssDelta, `${phase.budget}`).toBeLessThanOrEqual(phase.budget);
+      expect(phase.withinBudget).toBe(true);
+      expect(phase.adaptMs).toBeGreaterThan(phase.planMs);
+      expect(phase.latencyMs.runs).toBe(2);
+      // Each phase is planned for its own buffer: FlexNN fills the room it has.
+      expect(phase.footprint).toBeLessThanOrEqual(budgetedRun(buildZooModel('zoo:mobilenet-v2?input=96'), phase.budget).share.buffer);
+    }
+    const [roomy, tight] = report.adaptations ?? [];
+    expect(roomy.footprint).toBeGreaterThan(tight.footprint);
+    expect(weightsFolders(parent)).toEqual([]);
+  });
+
+  it('refuses a later budget the planner cannot meet before anything runs, naming the smallest that works', async () => {
+    const graph = buildZooModel('zoo:mobilenet-v2?input=96');
+    const run = executeBudgeted(graph, { planner: findPlanner('budgeted/flexnn'), budget: 14 * MiB, adapt: [2 * MiB], loading: 'overlapped', repetitions: 1, warmup: 0, seed: 1 });
+    await expect(run).rejects.toThrow(InfeasibleBudgetError);
+    await expect(run).rejects.toThrow(/in a budget of 2\.000 MiB .+ the smallest budget that works is/);
   });
 
   it('names the layer, the buffer the budget left and the smallest budget that works, which plans and one alignment step below does not', async () => {

@@ -31,6 +31,8 @@ function cell(network: string, method: Method, budgetMiB: number | null, meanMs:
     footprint: (budgetMiB ?? peakMiB) * MiB,
     meanLatencyMs: meanMs,
     medianLatencyMs: meanMs,
+    samplesMs: [meanMs * 0.99, meanMs, meanMs * 1.01],
+    ...(method === 'default' ? {} : { storage: "this machine's disk", reads: { direct: true, bytesPerSecond: null }, readBytesPerSecond: 500e6, planningMs: 12 }),
     ioStallMs: 1,
     bytesLoaded: 200 * MiB,
     preloaded: 3,
@@ -47,7 +49,9 @@ const config = {
   seed: 1,
   ablation: { networks: ['ResNet-152'], budgetsMiB: [100] },
   quick: { networks: [], ablation: { networks: [], budgetsMiB: [] }, repetitions: 1, warmup: 0 },
-  paper: { citation: 'FlexNN', device: 'Pixel 6 Pro', network: 'ResNet-152', memorySaved: 0.9381, latencyAdded: 0.0364 },
+  fromMinimum: true,
+  storage: [{ label: "this machine's disk" }],
+  paper: { citation: 'FlexNN', device: 'a smartphone', memorySaved: 0.9381, latencyAdded: 0.0364 },
 } as unknown as FlexnnBudgetConfig;
 
 const CELLS: BudgetCell[] = [
@@ -71,7 +75,7 @@ const CELLS: BudgetCell[] = [
 ];
 
 describe('the flexnn-budget report', () => {
-  it("tabulates every method and budget, infeasible ones included, and sets FlexNN's headline beside ours, computed the same way", async () => {
+  it("tabulates every method and budget, infeasible ones included, decides FlexNN's claims and sets its headline beside ours, computed the same way", async () => {
     dir = await mkdtemp(join(tmpdir(), 'memplan-flexnn-report-'));
     const store = await ResultStore.create(dir, 'flexnn-budget', 'run');
     const info = { study: 'flexnn-budget', config, quick: false, machine: { cpu: 'test cpu', cores: 2 } };
@@ -79,15 +83,20 @@ describe('the flexnn-budget report', () => {
     for (const c of CELLS) await store.append(c);
     const { markdown, files } = await reportStudy(store.dir, 'flexnn-budget', info);
     expect(markdown).toContain('| FlexNN | 20.0 | infeasible (smallest budget that works: 30.0 MiB) |');
-    expect(markdown).toContain('| FlexNN | 40.0 | 1050.0 | 1050.0 | 40.0 | yes | 35.0 | 40.0 | 1.0 | 200.0 | 3 | identical |');
-    expect(markdown).toContain('| FlexNN | 100.0 | 1010.0 | 1010.0 | 102.0 | **no** (+2.0 MiB) | 95.0 | 100.0 |');
+    expect(markdown).toContain('| FlexNN | 40.0 | 1050.0 | 1039.5–1060.5 | 40.0 | yes | 35.0 | 40.0 | 1.0 | 200.0 | 500 | 3 | 12.0 | identical |');
+    expect(markdown).toContain('| FlexNN | 100.0 | 1010.0 | 999.9–1020.1 | 102.0 | **no** (+2.0 MiB) | 95.0 | 100.0 |');
     expect(markdown).toContain('| ResNet-152 | 100 | 1010.0 ms, 102.0 MiB (**over budget**) | 1200.0 ms, 100.0 MiB | infeasible |');
     // The smallest feasible budget (40 MiB) against default: 1 - 40/400 saved, 1050/1000 - 1 added.
     expect(markdown).toContain('| ResNet-152 | 400.0 | 1000.0 | 40.0 | 40.0 | 1050.0 | 90.00% | +5.00% |');
-    expect(markdown).toContain("| ResNet-152: FlexNN's paper (Pixel 6 Pro) | | | | | | 93.81% | +3.64% |");
-    expect(markdown).toMatch(
-      /ResNet-152: 90\.00% less memory for \+5\.00% latency here, against FlexNN's 93\.81% for \+3\.64% \(Pixel 6 Pro\): the memory saving holds in direction, the latency cost holds\./,
-    );
+    expect(markdown).toContain("| FlexNN's paper (a smartphone; no network named) | | | | | | 93.81% | +3.64% |");
+    // The claims, each decided: on-demand (60 MiB) peaks above FlexNN's 40, preloading helps (1010 against 1200 ms), a bigger budget is faster.
+    expect(markdown).toMatch(/\| runs in less memory than on-demand loading \| ResNet-152 \| .+ \| FlexNN 40\.0 MiB at its smallest budget \(40\.0 MiB\), on-demand 60\.0 MiB \| holds \|/);
+    expect(markdown).toMatch(/\| preloading helps \(FlexNN against FlexNN without it, 100\.0 MiB\) \| ResNet-152 \| .+ \| holds \|/);
+    expect(markdown).toMatch(/\| memory saved against the default .+ \| 90\.0%: 40\.0 MiB at the smallest budget against 400\.0 MiB \| \*holds in direction\* \|/);
+    expect(markdown).toMatch(/\| latency added against the default, at the smallest budget \| ResNet-152 \| \+3\.6% .+ \| \+5\.0% \(95% interval .+\) \| \*holds in direction\* \|/);
+    expect(markdown).toContain('No claim comes out the other way round here.');
+    expect(markdown).toContain('| ResNet-152 | 12.0 at 40.0 MiB | 12.0 at 100.0 MiB | 12.0 |');
+    expect(markdown).toMatch(/Weights are read with O_DIRECT.+this machine's disk, at its own speed \(500 MB\/s as the on-demand loads measured it\)/);
     expect(markdown).toContain('Every measured output is bit-identical');
     expect(files.some((f) => f.endsWith('flexnn-budget-latency.png'))).toBe(true);
   });
