@@ -47,6 +47,8 @@ export interface StorageSpeed {
   readonly bandwidth?: string;
   /** Where a stated figure comes from. */
   readonly source?: string;
+  /** The networks (labels) run from this storage; absent: every network. */
+  readonly networks?: readonly string[];
 }
 
 /** A run whose budget changes between inferences (exec --budget B --adapt B1,B2,...), and FlexNN's figure for it. */
@@ -112,11 +114,11 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
       budgetsMiB: j.array(spec.budgetsMiB, `${path}.budgetsMiB`).map((b, i) => mib(b, `${path}.budgetsMiB[${i}]`)),
     };
   };
-  const storage = (value: unknown, path: string): StorageSpeed[] => {
+  const storage = (value: unknown, path: string, among: readonly BudgetNetwork[]): StorageSpeed[] => {
     const list = j.array(value, path).map((entry, k): StorageSpeed => {
       const at = `${path}[${k}]`;
       const spec = j.object(entry, at);
-      j.only(spec, ['label', 'bandwidth', 'source'], at);
+      j.only(spec, ['label', 'bandwidth', 'source', 'networks'], at);
       let bandwidth: string | undefined;
       if (spec.bandwidth !== undefined) {
         bandwidth = j.string(spec.bandwidth, `${at}.bandwidth`);
@@ -131,6 +133,15 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
         label: j.string(spec.label, `${at}.label`),
         ...(bandwidth === undefined ? {} : { bandwidth }),
         ...(spec.source === undefined ? {} : { source: j.string(spec.source, `${at}.source`) }),
+        ...(spec.networks === undefined
+          ? {}
+          : {
+              networks: j.array(spec.networks, `${at}.networks`).map((n, k) => {
+                const name = j.string(n, `${at}.networks[${k}]`);
+                if (!among.some((x) => x.label === name)) j.fail(`${at}.networks[${k}]`, `"${name}" is not the label of a network of the study.`);
+                return name;
+              }),
+            }),
       };
     });
     if (new Set(list.map((x) => x.label)).size !== list.length) j.fail(path, 'every label must be different.');
@@ -170,7 +181,7 @@ export function parseFlexnnBudget(data: Record<string, unknown>, file: string): 
     networks: full,
     ablation: ablation(data.ablation, '$.ablation', full),
     fromMinimum: data.fromMinimum === undefined ? true : j.boolean(data.fromMinimum, '$.fromMinimum'),
-    storage: data.storage === undefined ? [{ label: "this machine's disk" }] : storage(data.storage, '$.storage'),
+    storage: data.storage === undefined ? [{ label: "this machine's disk" }] : storage(data.storage, '$.storage', [...full, ...quickNetworks]),
     ...(data.adaptive === undefined ? {} : { adaptive: adaptive(data.adaptive, '$.adaptive', full) }),
     repetitions: j.integer(data.repetitions ?? 8, '$.repetitions', 1),
     warmup: j.integer(data.warmup ?? 4, '$.warmup', 0),

@@ -111,6 +111,7 @@ export function plannedJobs(networks: readonly BudgetNetwork[], ablation: Flexnn
   return networks.flatMap((network) => {
     const jobs: Job[] = [{ network, method: 'default', part: 'baseline', budgetMiB: null }];
     for (const storage of sweep.storage) {
+      if (storage.networks !== undefined && !storage.networks.includes(network.label)) continue;
       jobs.push(
         { network, method: 'on-demand', part: 'baseline', budgetMiB: null, storage },
         ...(sweep.fromMinimum ? [{ network, method: 'flexnn', part: 'budgets', budgetMiB: 'minimum', storage } as const] : []),

@@ -250,7 +250,10 @@ async function reportFlexnnBudget(dir: string, info: Record<string, unknown>): P
     ...networks.flatMap((network) => [
       `## ${network}`,
       '',
-      ...storages.flatMap((s) => [...(several ? [`### From ${s.label}`, ''] : []), networkTable(s.cells.filter((c) => c.network === network && c.part !== 'adaptive')), '']),
+      ...storages
+        // A storage that ran none of this network's streamed methods has nothing of it to show.
+        .filter((s) => s.cells.some((c) => c.network === network && c.method !== 'default'))
+        .flatMap((s) => [...(several ? [`### From ${s.label}`, ''] : []), networkTable(s.cells.filter((c) => c.network === network && c.part !== 'adaptive')), '']),
     ]),
     '## Ablation',
     '',
