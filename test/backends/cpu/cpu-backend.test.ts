@@ -84,15 +84,21 @@ describe('the CPU backend', () => {
     expect(bitIdentical(await run(graph, planted), naive)).toBe(false);
   });
 
+  /** A zoo network's outputs here (Greedy by Size, seeded weights and inputs) and onnxruntime's on the same ONNX file. */
+  async function oursAndPeer(source: string) {
+    const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
+    const problem = graphToProblem(graph, CPU_RECORDS);
+    const inputs = seededInputs(graph, 3);
+    const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
+    const ours = await prepared.infer(inputs);
+    const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+    return { ours, peer };
+  }
+
   it.each(NETWORKS)(
     '%s agrees with onnxruntime on the same ONNX file (relative error < 1e-4)',
     async (source) => {
-      const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-      const problem = graphToProblem(graph, CPU_RECORDS);
-      const inputs = seededInputs(graph, 3);
-      const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
-      const ours = await prepared.infer(inputs);
-      const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+      const { ours, peer } = await oursAndPeer(source);
       expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-4);
     },
     60_000,
@@ -101,12 +107,7 @@ describe('the CPU backend', () => {
   it.each(['zoo:vit-b-16?input=64&layers=2&width=0.25', 'zoo:gpt-2?tokens=16&layers=2&width=0.25'])(
     '%s (the transformers, small) agrees with onnxruntime: relative error < 1e-5, every logit within 1e-5',
     async (source) => {
-      const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-      const problem = graphToProblem(graph, CPU_RECORDS);
-      const inputs = seededInputs(graph, 3);
-      const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
-      const ours = await prepared.infer(inputs);
-      const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+      const { ours, peer } = await oursAndPeer(source);
       expect(relativeError(ours, peer.outputs)).toBeLessThan(1e-5);
       for (const [name, expected] of peer.outputs) {
         const actual = ours.get(name)!;
