@@ -12,6 +12,8 @@ export { conflicts, lifetime, RECORD_KINDS, recordKind, type RecordKind, type Te
 export { verifyPlan, type Verification, type VerifyOptions, type Violation } from './core/verify.ts';
 export { planAndVerify, type PlanOptions, type VerifiedResult } from './planners/plan-and-verify.ts';
 export type { Complexity, OffsetsPlanner, Planner, PlannerOptions, SharedObjectsPlanner } from './planners/planner.ts';
-export { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf, UnknownPlannerError } from './planners/registry.ts';
-export { ExperimentError, loadExperiment, type Experiment } from './experiments/config.ts';
+export { BUDGETED_PLANNERS, findPlanner, PLANNERS, plannersOf } from './planners/registry.ts';
+export { UnknownPlannerError } from './planners/unknown-planner-error.ts';
+export { loadExperiment, type Experiment } from './experiments/config.ts';
+export { ExperimentError } from './experiments/experiment-error.ts';
 export { runExperiment, type RunOptions, type RunOutcome } from './experiments/runner.ts';

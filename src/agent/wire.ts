@@ -5,6 +5,7 @@ import { isDType } from '../graph/dtype.ts';
 import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../graph/ir.ts';
 import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
 import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
+import { RECORD_OPTION_FIELDS, type RecordOptionKind } from '../graph/record-option-fields.ts';
 import type { ExecuteReport } from '../backends/execution-report.ts';
 import type { DeviceInfo } from '../backends/backend.ts';
 import { BackendError } from '../backends/backend-error.ts';
@@ -460,16 +461,9 @@ export function encodeJob(job: { graph: Graph; records: RecordOptions; plan: Wir
   return JSON.stringify(request);
 }
 
-const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive' | 'order' | 'schedule'>> = {
-  includeGraphIO: 'boolean',
-  elementSize: 'positive',
-  roundChannelsTo4: 'boolean',
-  fuseActivations: 'boolean',
-  dropIdentityOps: 'boolean',
-  order: 'order',
-  schedule: 'schedule',
-  scratch: 'boolean',
-};
+/** How the job decoder checks each record option (graph/record-option-fields.ts's one table). */
+const RECORD_FIELD_CHECK: Readonly<Record<RecordOptionKind, FieldKind>> = { boolean: 'boolean', size: 'positive', order: 'order', schedule: 'schedule' };
+const RECORD_FIELDS = Object.keys(RECORD_OPTION_FIELDS) as (keyof RecordOptions)[];
 
 /**
  * The record options a job carries: only RecordOptions' own fields (callers may pass a wider
@@ -477,7 +471,7 @@ const RECORD_FIELDS: Readonly<Record<keyof RecordOptions, 'boolean' | 'positive'
  */
 export function jobRecordOptions(options: RecordOptions = {}): RecordOptions {
   const picked: Record<string, unknown> = {};
-  for (const key of Object.keys(RECORD_FIELDS) as (keyof RecordOptions)[]) {
+  for (const key of RECORD_FIELDS) {
     if (key !== 'elementSize' && options[key] !== undefined) picked[key] = options[key];
   }
   // The default schedule is left out: an agent from before schedules (same protocol) takes
@@ -505,8 +499,8 @@ export function decodeJob(text: string): Job {
   const records: Record<string, unknown> = {};
   if (root.records !== undefined) {
     const given = object(root.records, 'records');
-    noStrangers(given, Object.keys(RECORD_FIELDS), 'records');
-    for (const [key, value] of Object.entries(given)) records[key] = decodeField(RECORD_FIELDS[key as keyof RecordOptions], value, `records.${key}`);
+    noStrangers(given, RECORD_FIELDS, 'records');
+    for (const [key, value] of Object.entries(given)) records[key] = decodeField(RECORD_FIELD_CHECK[RECORD_OPTION_FIELDS[key as keyof RecordOptions]], value, `records.${key}`);
   }
 
   const run = object(root.run, 'run');

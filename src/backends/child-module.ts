@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,14 +12,17 @@ export interface ChildModule {
 
 /**
  * The sibling module `name` (no extension) of the module at `base` (its import.meta.url):
- * compiled JavaScript when this code runs from dist/ (no loader, fast start), TypeScript
- * through tsx's loader when it runs from src/ (development and tests), with tsx's disk
- * cache off so that a child writes no files.
+ * compiled JavaScript when this code runs from dist/ (no loader, fast start), and when it
+ * runs from src/ (development and tests) but dist/ holds a build of these very sources
+ * (compiledTwin); otherwise TypeScript through tsx's loader, with tsx's disk cache off so
+ * that a child writes no files.
  */
 export function childModule(base: string, name: string, execArgv: readonly string[] = []): ChildModule {
   const typescript = base.endsWith('.ts');
   const path = fileURLToPath(new URL(`${name}.${typescript ? 'ts' : 'js'}`, base));
   if (!typescript) return { path, execArgv: [...execArgv], env: process.env };
+  const compiled = compiledTwin(path);
+  if (compiled !== undefined) return { path: compiled, execArgv: [...execArgv], env: process.env };
   const loader = createRequire(base).resolve('tsx');
   return { path, execArgv: ['--import', pathToFileURL(loader).href, ...execArgv], env: { ...process.env, TSX_DISABLE_CACHE: '1' } };
 }
@@ -41,6 +44,8 @@ export function workerModule(base: string, name: string): WorkerModule {
   const typescript = base.endsWith('.ts');
   const url = new URL(`${name}.${typescript ? 'ts' : 'js'}`, base);
   if (!typescript) return { entry: fileURLToPath(url), eval: false, env: process.env };
+  const compiled = compiledTwin(fileURLToPath(url));
+  if (compiled !== undefined) return { entry: compiled, eval: false, env: process.env };
   // The ESM entry of tsx's API, as its package.json exports it (require.resolve would give the CommonJS one).
   const manifest = createRequire(base).resolve('tsx/package.json');
   const exported = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> }).exports['./esm/api'].import.default;
@@ -50,4 +55,37 @@ export function workerModule(base: string, name: string): WorkerModule {
     eval: true,
     env: { ...process.env, TSX_DISABLE_CACHE: '1' },
   };
+}
+
+/** The newest modification time of any file under `dir`. */
+function newestFile(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestFile(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const newestSources = new Map<string, number>();
+
+/**
+ * The compiled twin (dist/.../x.js) of the source module src/.../x.ts, where dist/ is a build
+ * of the sources as they are: the twin is newer than every file under src/, the rule
+ * bin/memplan.js starts the command by. A child started on it skips compiling TypeScript
+ * (seconds on a busy machine, and tsx's tens of MiB in a measured process); after an edit
+ * that was not built, the TypeScript runs. Sources are looked at once per process.
+ */
+function compiledTwin(source: string): string | undefined {
+  const at = source.lastIndexOf('/src/');
+  if (at < 0) return undefined;
+  const root = source.slice(0, at);
+  const twin = `${root}/dist/${source.slice(at + '/src/'.length).replace(/\.ts$/, '.js')}`;
+  if (!existsSync(twin)) return undefined;
+  let newest = newestSources.get(root);
+  if (newest === undefined) {
+    newest = newestFile(join(root, 'src'));
+    newestSources.set(root, newest);
+  }
+  return statSync(twin).mtimeMs >= newest ? twin : undefined;
 }

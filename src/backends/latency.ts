@@ -1,4 +1,4 @@
-import { max, median, min, quantileSorted } from 'simple-statistics';
+import { max, mean, median, min, quantileSorted, sampleStandardDeviation } from 'simple-statistics';
 import { mulberry32 } from '../core/synthetic.ts';
 
 /** Inference latency over repeated runs (milliseconds). */
@@ -10,6 +10,13 @@ export interface LatencySummary {
   readonly p90: number;
   /** 95% confidence interval of the median (seeded percentile bootstrap, 1000 resamples). */
   readonly ci95: readonly [number, number];
+  /**
+   * The arithmetic mean and the sample standard deviation, for sources that state mean ± 2σ
+   * (the parallel-groups thesis). Absent from runs recorded before they were added
+   * (2026-11-27); the sd is 0 for a single run.
+   */
+  readonly mean?: number;
+  readonly sd?: number;
 }
 
 export function summarizeLatency(samples: readonly number[], seed = 1): LatencySummary {
@@ -30,5 +37,7 @@ export function summarizeLatency(samples: readonly number[], seed = 1): LatencyS
     max: round(max(sorted)),
     p90: round(quantileSorted(sorted, 0.9)),
     ci95: [round(quantileSorted(medians, 0.025)), round(quantileSorted(medians, 0.975))],
+    mean: round(mean(sorted)),
+    sd: round(sorted.length > 1 ? sampleStandardDeviation(sorted) : 0),
   };
 }

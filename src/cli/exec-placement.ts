@@ -1,6 +1,6 @@
 import { localPlacement, type Placement } from '../measuring/placement.ts';
 import { findBackend, unservedBackend } from '../backends/registry.ts';
-import { TOKEN_ENV } from './commands/agent.ts';
+import { TOKEN_ENV } from './agent-token.ts';
 import { UsageError } from './errors.ts';
 
 /** The arguments of `memplan exec` that say where a job runs. */

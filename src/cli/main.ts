@@ -4,23 +4,13 @@ import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
 import { BackendError } from '../backends/backend-error.ts';
-import { ExperimentError } from '../experiments/config.ts';
+import { ExperimentError } from '../experiments/experiment-error.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { InputError } from '../io/input-error.ts';
-import { ZooError } from '../models/zoo.ts';
+import { ZooError } from '../models/zoo-error.ts';
 import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
-import { UnknownPlannerError } from '../planners/registry.ts';
-import { registerAgent } from './commands/agent.ts';
-import { registerExec } from './commands/exec.ts';
-import { registerExport } from './commands/export.ts';
-import { registerGemm } from './commands/gemm.ts';
-import { registerList } from './commands/list.ts';
-import { registerMerge } from './commands/merge.ts';
-import { registerReport } from './commands/report.ts';
-import { registerReproduce } from './commands/reproduce.ts';
-import { registerRun } from './commands/run.ts';
-import { registerPlan } from './commands/plan.ts';
-import { registerVerify } from './commands/verify.ts';
+import { UnknownPlannerError } from '../planners/unknown-planner-error.ts';
+import { withCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
 import { fileSystemSentence } from '../io/file-system-error.ts';
 
@@ -66,17 +56,7 @@ export async function main(argv: string[]): Promise<void> {
       const lacking = /^(Not enough non-option arguments|Missing required argument)/.test(message) || message === NO_COMMAND;
       throw new UsageError(usageSentence(message, usage), lacking ? usage : undefined);
     });
-  cli = registerPlan(cli);
-  cli = registerVerify(cli);
-  cli = registerList(cli);
-  cli = registerExport(cli);
-  cli = registerRun(cli);
-  cli = registerMerge(cli);
-  cli = registerReport(cli);
-  cli = registerReproduce(cli);
-  cli = registerExec(cli);
-  cli = registerAgent(cli);
-  cli = registerGemm(cli);
+  cli = await withCommands(cli, argv);
   try {
     await cli.parseAsync();
   } catch (error) {

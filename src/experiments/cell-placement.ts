@@ -1,7 +1,8 @@
 import type { Backend } from '../backends/backend.ts';
 import { localPlacement, type Placement } from '../measuring/placement.ts';
 import { findBackend } from '../backends/registry.ts';
-import { ExperimentError, type BackendSpec } from './config.ts';
+import { type BackendSpec } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 /** An experiment's backend that executes (not plan-only). */
 export type ExecutingSpec = Exclude<BackendSpec, { kind: 'plan-only' }>;

@@ -6,7 +6,8 @@ import type { OffsetsPlan, SharedObjectsPlan } from '../core/plans.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Planner, PlannerOptions } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
-import { ExperimentError, isPlannerModule, type PlannerEntry } from './config.ts';
+import { isPlannerModule, type PlannerEntry } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 /**
  * What `--planner` names on the command line: a registry id, or the path of a module of

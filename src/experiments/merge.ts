@@ -3,7 +3,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { makeFolder } from '../io/make-folder.ts';
 import { basename, dirname, join } from 'node:path';
 import { withPath } from '../io/file-system-error.ts';
-import { ExperimentError } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 import type { CellResult } from './result.ts';
 import { cellKey, printableKey, ResultStore } from './result-store.ts';
 import { heldError, liveHolder } from './run-lock.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-write.ts';
 import { withPath } from '../io/file-system-error.ts';
 import { makeFolder } from '../io/make-folder.ts';
-import { ExperimentError } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 import type { CellResult } from './result.ts';
 
 /**

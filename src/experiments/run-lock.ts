@@ -4,7 +4,7 @@ import { link, open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { withPath } from '../io/file-system-error.ts';
-import { ExperimentError } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 /**
  * One writer per run folder. Two processes appending to one results.jsonl (a `--resume`

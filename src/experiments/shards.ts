@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Complexity } from '../planners/planner.ts';
-import { ExperimentError } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 
 /**
  * A share of an experiment's cells, for sweeps that outgrow one machine: shard `index` of

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
-import { ExperimentError } from './config.ts';
+import { ExperimentError } from './experiment-error.ts';
 import { ResultStore } from './result-store.ts';
 import { collectRunInfo } from './run-info.ts';
 import { lockRun } from './run-lock.ts';

@@ -15,6 +15,7 @@ import { squeezenet11 } from './squeezenet-1.1.ts';
 import { vgg19 } from './vgg-19.ts';
 import { vitB16 } from './vit.ts';
 import { xception } from './xception.ts';
+import { ZooError } from './zoo-error.ts';
 
 /** The six networks of the paper, in the order of its tables (what datasets/ holds). */
 export const PAPER_ZOO: readonly ZooModel[] = [mobilenetV1, mobilenetV2, deeplabV3, inceptionV3, posenet, blazeface];
@@ -24,13 +25,6 @@ export const TRANSFORMER_ZOO: readonly ZooModel[] = [vitB16, gpt2];
 
 /** Every network: the paper's six first, then the further ImageNet classifiers, then the transformers. */
 export const ZOO: readonly ZooModel[] = [...PAPER_ZOO, vgg19, resnet152, squeezenet11, resnext50Paths, resnext50Grouped, googlenet, xception, ...TRANSFORMER_ZOO];
-
-export class ZooError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ZooError';
-  }
-}
 
 const PARAMETER_KEYS: Record<string, keyof ModelParameters> = {
   input: 'inputSize',

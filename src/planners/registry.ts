@@ -19,6 +19,7 @@ import { greedyBySize } from './shared-objects/greedy-by-size.ts';
 import { greedyInOrder } from './shared-objects/greedy-in-order.ts';
 import { minCostFlow } from './shared-objects/min-cost-flow.ts';
 import { naive } from './shared-objects/naive.ts';
+import { UnknownPlannerError } from './unknown-planner-error.ts';
 
 /** Every built-in strategy, in the order tables list them. Adding one: a file and a line here. */
 export const PLANNERS: readonly Planner[] = [
@@ -67,13 +68,6 @@ export function findPlanner(id: string): Planner {
     .slice(0, 3)
     .map((p) => p.id);
   throw new UnknownPlannerError(`unknown planner "${id}"; the closest are ${closest.join(', ')} (see \`memplan list planners\`).`);
-}
-
-export class UnknownPlannerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnknownPlannerError';
-  }
 }
 
 function editDistance(a: string, b: string): number {

@@ -3,7 +3,7 @@ import type { GroupsCell } from '../experiments/studies/parallel-groups.ts';
 import type { ParallelGroupsConfig } from '../experiments/studies/parallel-groups-config.ts';
 import type { ThesisCell } from '../experiments/studies/parallel-groups-thesis.ts';
 import { MARK } from './claims.ts';
-import { heldBytes, medianWithInterval, mib, tableCell, thesisOf } from './groups-table.ts';
+import { heldBytes, meanTwoSigma, medianWithInterval, mib, tableCell, thesisOf } from './groups-table.ts';
 import { compareMemory, compareTimes, type MemoryComparison, type Order, type Span, type TimeComparison } from './groups-verdicts.ts';
 
 /** The thesis' time of a row as an interval: its mean ± two standard deviations. */
@@ -63,7 +63,8 @@ const withWords = (mark: string, words: string): string => (words === '' ? mark 
 
 /**
  * Every cell of the thesis' table for one network, its figures beside ours: time as each
- * side states it (the thesis' mean ± 2σ, our median and its 95% interval), the ratio of
+ * side states it (the thesis' mean ± 2σ; ours as the same mean ± 2σ and as the median with
+ * its 95% interval, which the verdicts use: a median resists the odd slow run), the ratio of
  * each row to its side's base row (times as intervals), and the verdict on that ratio;
  * memory the same way (the thesis' MB against what our network holds, the arena's ratio
  * beside). The base row is the reference of every ratio, so it carries none.
@@ -71,14 +72,15 @@ const withWords = (mark: string, words: string): string => (words === '' ? mark 
 export function comparisonMarkdown(config: ParallelGroupsConfig, cells: readonly GroupsCell[], network: string): string {
   const base = config.rows[0].id;
   const header =
-    '| row | thesis ms, mean ± 2σ | ours ms, median [95% CI] | thesis × base time | ours × base time | time | thesis MB | ours MiB held | thesis × base memory | ours × base memory (held · arena) | memory |';
-  const rule = '|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|';
+    '| row | thesis ms, mean ± 2σ | ours ms, mean ± 2σ | ours ms, median [95% CI] | thesis × base time | ours × base time | time | thesis MB | ours MiB held | thesis × base memory | ours × base memory (held · arena) | memory |';
+  const rule = '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|';
   const lines = config.rows
     .filter((row) => !row.extra)
     .map((row) => {
       const c = compareRows(config, cells, network, row.id, base);
       const a = c.ours.a;
-      const ours = a ? medianWithInterval(a) : tableCell(cells, network, row.id)?.error ? 'failed' : '—';
+      const missing = tableCell(cells, network, row.id)?.error ? 'failed' : '—';
+      const ours = a ? `${meanTwoSigma(a)} | ${medianWithInterval(a)}` : `${missing} | ${missing}`;
       const held = a ? mib(heldBytes(a)) : '—';
       const mb = c.thesis.a?.mb === undefined ? '—' : String(c.thesis.a.mb);
       if (row.id === base) return `| ${row.label} | ${thesisTime(c.thesis.a)} | ${ours} | 1 | 1 | reference | ${mb} | ${held} | 1 | 1 | reference |`;

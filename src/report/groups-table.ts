@@ -9,6 +9,8 @@ export const mib = (bytes: number): string => (bytes / MIB).toFixed(2);
 export const ms = (value: number): string => value.toFixed(1);
 /** Our time as we report it: the median and its 95% interval. */
 export const medianWithInterval = (r: ExecuteReport): string => `${ms(r.latencyMs.median)} [${ms(r.latencyMs.ci95[0])}, ${ms(r.latencyMs.ci95[1])}]`;
+/** Our time as the thesis states its own: the mean ± two sample standard deviations ("not recorded" for runs made before the summary kept them). */
+export const meanTwoSigma = (r: ExecuteReport): string => (r.latencyMs.mean === undefined || r.latencyMs.sd === undefined ? 'not recorded' : `${ms(r.latencyMs.mean)} ± ${ms(2 * r.latencyMs.sd)}`);
 
 /**
  * The memory a cell holds for the network: the plan's arena, the weights, graph I/O and

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { ExperimentError, type Experiment } from '../experiments/config.ts';
+import { type Experiment } from '../experiments/config.ts';
+import { ExperimentError } from '../experiments/experiment-error.ts';
 import type { CellResult } from '../experiments/result.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 import { writeFileAtomic } from '../io/atomic-write.ts';
@@ -75,7 +76,7 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
       const points = run.results.map((r) => ({ planner: r.planner, records: r.records, medianMs: r.timeMs.median, instance: r.modelLabel }));
       await renderChart(scalingChartSpec(points, { title: `${run.experiment.title}` }), base);
     }
-    files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
+    files.push(`${base}.svg`, `${base}.png`, `${base}.pdf`, `${base}.vl.json`);
   }
   let report = markdown;
   if (measuredCells(run.results).length > 0) {

@@ -1,4 +1,4 @@
-import { ExperimentError } from '../experiments/config.ts';
+import { ExperimentError } from '../experiments/experiment-error.ts';
 import { ResultStore } from '../experiments/result-store.ts';
 
 /** What `memplan report` makes of a study's run folder. */

@@ -20,7 +20,7 @@ describe('npm run bench: bad arguments', () => {
   });
 });
 
-describe('npm run bench:exact, bench:gemm and bench:executor: bad arguments', () => {
+describe('npm run bench:exact, bench:gemm, bench:executor and bench:startup: bad arguments', () => {
   it.concurrent.each([
     ['bench/exact.bench.ts', ['--traces', '/no/such/folder'], 'bench:exact: --traces /no/such/folder holds none of minimalloc, idealloc, omnimalloc-small.'],
     ['bench/gemm-kernel.bench.ts', ['-n', '1024'], 'bench:gemm: unknown arguments "-n 1024".'],
@@ -31,6 +31,8 @@ describe('npm run bench:exact, bench:gemm and bench:executor: bad arguments', ()
     ['bench/executor.bench.ts', ['--warmup'], 'bench:executor: --warmup needs a value.'],
     ['bench/executor.bench.ts', ['--runs', '0'], 'bench:executor: --runs must be a whole number >= 1, got 0.'],
     ['bench/executor.bench.ts', ['--warmup', '-1'], 'bench:executor: --warmup must be a whole number >= 0, got -1.'],
+    ['bench/startup.bench.ts', ['--runs', '2'], 'bench:startup: --runs must be a whole number of at least 3, got 2.'],
+    ['bench/startup.bench.ts', ['--fast'], 'bench:startup: unknown arguments "--fast".'],
   ])('%s %j', async (script, args, sentence) => {
     const run = await bench(script, ...args);
     expect(run.status).toBe(2);

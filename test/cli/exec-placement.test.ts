@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execPlacement } from '../../src/cli/exec-placement.ts';
-import { TOKEN_ENV } from '../../src/cli/commands/agent.ts';
+import { TOKEN_ENV } from '../../src/cli/agent-token.ts';
 
 const none = { remoteBackend: 'cpu', peer: false };
 

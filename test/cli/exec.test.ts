@@ -18,7 +18,7 @@ describe.concurrent('memplan exec', () => {
     expect(report.peakRssBytes).toBe(report.memory.peakRss);
     expect(report.memory.method).toMatch(/isolated process/);
     expect(report).toMatchObject({ backend: 'cpu', planner: 'offsets/greedy-by-size', matchesNaive: true });
-    expect(Object.keys(report.latencyMs).sort()).toEqual(['ci95', 'max', 'median', 'min', 'p90', 'runs']);
+    expect(Object.keys(report.latencyMs).sort()).toEqual(['ci95', 'max', 'mean', 'median', 'min', 'p90', 'runs', 'sd']);
     const bound = lowerBounds(graphToProblem(buildZooModel('zoo:blazeface'), { elementSize: 4 })).offsets;
     expect(report.footprint).toBeGreaterThanOrEqual(bound);
   });

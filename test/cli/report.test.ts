@@ -83,3 +83,22 @@ describe('memplan report on an experiment folder', () => {
     expect(report.stdout).toContain('| Greedy by Size |');
   });
 });
+
+describe('memplan report --picture', () => {
+  it('draws several planners side by side as SVG, PNG, PDF and spec, named after a ../ source without a leading dot', async () => {
+    const sub = join(dir, 'sub');
+    await mkdir(sub, { recursive: true });
+    await writeFile(join(dir, '.hidden-trace.csv'), 'id,lower,upper,size\na,0,2,64\nb,1,3,32\nc,2,4,64\n');
+    const out = join(dir, 'pictures');
+    const run = await memplan('report', '--picture', join(sub, '..', '.hidden-trace.csv'), 'offsets/greedy-by-size', 'offsets/naive', '--out', out);
+    expect(run.status, run.stderr).toBe(0);
+    const written = run.stdout.trim().split('\n');
+    expect(written.map((f) => f.slice(f.lastIndexOf('.')))).toEqual(['.svg', '.png', '.pdf', '.json']);
+    for (const file of written) expect(file.startsWith(join(out, 'hidden-trace-offsets-greedy-by-size-offsets-naive'))).toBe(true);
+    const { readFile } = await import('node:fs/promises');
+    expect((await readFile(written[2])).subarray(0, 5).toString()).toBe('%PDF-');
+    const svg = await readFile(written[0], 'utf8');
+    expect(svg).toContain('Greedy by Size');
+    expect(svg).toContain('Naive');
+  });
+});

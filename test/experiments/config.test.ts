@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExperimentError, loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+import { loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 
 const FILE = 'experiments/test.json';
 const base = { name: 'x', approach: 'offsets', models: ['zoo:blazeface'], planners: ['offsets/greedy-by-size'] };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeProblem } from '../../src/core/problem.ts';
-import { ExperimentError } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import { loadPlanner } from '../../src/experiments/load-planner.ts';
 
 /**

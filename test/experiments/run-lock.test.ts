@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExperimentError } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import { liveHolder, LOCK_FILE, lockRun } from '../../src/experiments/run-lock.ts';
 import { ROOT } from '../cli/run-memplan.ts';
 

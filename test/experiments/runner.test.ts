@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExperimentError, loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+import { loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import type { CellResult } from '../../src/experiments/result.ts';
 import { runExperiment } from '../../src/experiments/runner.ts';
 import { lockRun } from '../../src/experiments/run-lock.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExperimentError } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import { assignShards, checkShardCount, chooseShard, configHash, expectedCost, parseShard, stableHash, type ShareableCell } from '../../src/experiments/shards.ts';
 
 describe('parseShard', () => {

@@ -4,7 +4,8 @@ import { bitIdentical, seededInputs, weightedGraph } from '../../src/backends/ru
 import { executionOrder } from '../../src/graph/execution-order.ts';
 import { elementCount, type Graph } from '../../src/graph/ir.ts';
 import { graphToProblem } from '../../src/graph/lifetimes.ts';
-import { buildZooModel, ZooError } from '../../src/models/zoo.ts';
+import { buildZooModel } from '../../src/models/zoo.ts';
+import { ZooError } from '../../src/models/zoo-error.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../src/planners/registry.ts';
 

@@ -3,7 +3,8 @@ import { lowerBounds } from '../../src/core/bounds.ts';
 import { naiveFootprint } from '../../src/core/problem.ts';
 import { executionOrder } from '../../src/graph/execution-order.ts';
 import { graphToProblem } from '../../src/graph/lifetimes.ts';
-import { buildZooModel, ZOO, ZooError } from '../../src/models/zoo.ts';
+import { buildZooModel, ZOO } from '../../src/models/zoo.ts';
+import { ZooError } from '../../src/models/zoo-error.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../src/planners/registry.ts';
 

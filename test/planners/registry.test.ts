@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
 import type { Problem } from '../../src/core/problem.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
-import { findPlanner, PLANNERS, UnknownPlannerError } from '../../src/planners/registry.ts';
+import { findPlanner, PLANNERS } from '../../src/planners/registry.ts';
+import { UnknownPlannerError } from '../../src/planners/unknown-planner-error.ts';
 import { problems } from '../fixtures/arbitraries.ts';
 
 const naiveOf = { offsets: findPlanner('offsets/naive'), 'shared-objects': findPlanner('shared-objects/naive') };

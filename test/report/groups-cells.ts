@@ -21,6 +21,8 @@ export interface CellSpec {
   readonly weightsMiB?: number;
   readonly scratchMiB?: number;
   readonly peakMiB?: number;
+  /** Our sample standard deviation; absent, the cell is as a run recorded before the summary kept mean and sd. */
+  readonly sdMs?: number;
   readonly part?: GroupsCell['part'];
 }
 
@@ -33,7 +35,7 @@ export function groupsCell(spec: CellSpec): GroupsCell {
     backend,
     planner: 'offsets/greedy-by-size',
     footprint: planned,
-    latencyMs: { runs: 15, median: ms, min: ci[0] - 1, max: ci[1] + 1, p90: ci[1], ci95: ci },
+    latencyMs: { runs: 15, median: ms, min: ci[0] - 1, max: ci[1] + 1, p90: ci[1], ci95: ci, ...(spec.sdMs === undefined ? {} : { mean: ms + 0.5, sd: spec.sdMs }) },
     matchesNaive: true,
     memory: {
       planned,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { missingChartFonts } from '../../src/report/charts/render.ts';
-import { ExperimentError } from '../../src/experiments/config.ts';
+import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import { LATENCY_RUN_FILE, latencyEvidence, nameLatencyRun, reproducePaper } from '../../src/report/reproduce.ts';
 
 const COMMITTED = 'results/paper';

@@ -19,6 +19,11 @@ export function gpuContext(): Promise<GpuContext> {
   return pending;
 }
 
+/** Whether this process has opened (or is opening) Dawn's device. */
+export function hasContext(): boolean {
+  return pending !== undefined;
+}
+
 /** Forgets the device (after it was lost), so the next call creates a new one. */
 export function forgetContext(): void {
   pending = undefined;

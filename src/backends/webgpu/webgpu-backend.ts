@@ -1,5 +1,6 @@
 import type { Backend, DeviceInfo, PrepareRequest } from '../backend.ts';
-import { gpuContext } from './device.ts';
+import { gpuContext, hasContext } from './device.ts';
+import { probedDevice } from './device-probe.ts';
 import { prepareOnDevice, type WebGpuPreparedNetwork } from './network.ts';
 
 export type { WebGpuPreparedNetwork } from './network.ts';
@@ -12,7 +13,9 @@ export interface WebGpuBackend extends Backend<'webgpu'> {
  * The WebGPU backend (Dawn for Node on Vulkan; a software driver such as Mesa's lavapipe
  * where there is no GPU: see docs/webgpu.md). What runs on the device, and how the plan's
  * memory is laid out, is network.ts, which the browser backend runs in a page too; this
- * object opens Dawn's device for it.
+ * object opens Dawn's device for it. A process that has not opened the device (one that
+ * only plans for it and runs the network in a measured process) asks a probe process for
+ * the device's description and alignment instead (device-probe.ts).
  */
 export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
@@ -23,13 +26,18 @@ export const webgpuBackend: WebGpuBackend = {
   measuresRss: true,
   runsIn: 'process',
 
+  /** Opens the device in this process (a measured process, before its baseline). */
+  async open(): Promise<void> {
+    await gpuContext();
+  },
+
   async device(): Promise<DeviceInfo> {
-    return (await gpuContext()).info;
+    return hasContext() ? (await gpuContext()).info : (await probedDevice()).info;
   },
 
   /** The device's minStorageBufferOffsetAlignment (at least 16, for vector loads): every planned offset is a multiple of it. */
   async requiredAlignment(): Promise<number> {
-    return (await gpuContext()).limits.storageOffsetAlignment;
+    return hasContext() ? (await gpuContext()).limits.storageOffsetAlignment : (await probedDevice()).alignment;
   },
 
   async prepare(request: PrepareRequest): Promise<WebGpuPreparedNetwork> {

@@ -1,7 +1,9 @@
 import { networkInterfaces } from 'node:os';
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { servedKinds } from '../../backends/registry.ts';
 import { MIN_TOKEN_LENGTH, startAgent } from '../../agent/agent.ts';
+import { TOKEN_ENV } from '../agent-token.ts';
 import { UsageError } from '../errors.ts';
 
 interface AgentArgs {
@@ -15,7 +17,6 @@ interface AgentArgs {
 }
 
 /** The environment variable the token may come from instead of --token (keeps it out of `ps`). */
-export const TOKEN_ENV = 'MEMPLAN_AGENT_TOKEN';
 
 /** `HOST:PORT`, `[v6]:PORT` or `PORT` (on 127.0.0.1). */
 export function parseListen(listen: string): { host: string; port: number } {
@@ -29,10 +30,10 @@ export function parseListen(listen: string): { host: string; port: number } {
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
 
-export function registerAgent(cli: Argv): Argv {
+export function registerAgent(cli: Argv, text: CommandText): Argv {
   return cli.command<AgentArgs>(
-    'agent',
-    'Serve this machine as a remote device: run jobs (network + verified plan) sent by `memplan exec --backend remote` or an experiment',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .option('listen', { type: 'string', default: '127.0.0.1:7878', describe: 'HOST:PORT to listen on (0.0.0.0:PORT for every interface; port 0 picks a free one)' })

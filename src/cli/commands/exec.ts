@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { findBackend, hasCapability, kindsWhere, servedKinds } from '../../backends/registry.ts';
@@ -17,7 +18,7 @@ import { alignedTable, mib } from '../format.ts';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { runTrace } from '../../io/perfetto-trace.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
-import { TOKEN_ENV } from './agent.ts';
+import { TOKEN_ENV } from '../agent-token.ts';
 
 interface ExecArgs extends SourceArgs {
   source: string;
@@ -45,10 +46,10 @@ interface ExecArgs extends SourceArgs {
   device?: string;
 }
 
-export function registerExec(cli: Argv): Argv {
+export function registerExec(cli: Argv, text: CommandText): Argv {
   return cli.command<ExecArgs>(
-    'exec <source>',
-    'Run a network inside a verified plan: latency, peak memory, and outputs checked against the naive plan',
+    text.usage,
+    text.describe,
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })

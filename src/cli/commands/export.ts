@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { graphToProblem, plannedGraph, plannedProblem, type RecordOptions } from '../../graph/lifetimes.ts';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { writeOnnx } from '../../io/onnx/write-onnx.ts';
@@ -24,10 +25,10 @@ interface ExportArgs extends SourceArgs {
   align: number;
 }
 
-export function registerExport(cli: Argv): Argv {
+export function registerExport(cli: Argv, text: CommandText): Argv {
   return cli.command<ExportArgs>(
-    'export <source>',
-    'Write a source as usage records (.csv, .json), as an ONNX model (.onnx), or a plan of it as a Perfetto trace (--format perfetto)',
+    text.usage,
+    text.describe,
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })

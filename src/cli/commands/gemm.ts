@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { GemmShapeError } from '../../backends/gemm/gemm-shape.ts';
 import { peerMatMul } from '../../measuring/gemm/peer-matmul.ts';
 import { runGemm, type GemmReport } from '../../measuring/gemm/run-gemm.ts';
@@ -22,10 +23,10 @@ interface GemmArgs {
   json: boolean;
 }
 
-export function registerGemm(cli: Argv): Argv {
+export function registerGemm(cli: Argv, text: CommandText): Argv {
   return cli.command<GemmArgs>(
-    'gemm',
-    'Out-of-core GEMM under a memory budget: C = A B from tile files, resident tiles at or under the budget, measured alone',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .option('n', { type: 'number', default: 4096, describe: 'matrix size (n x n, float32)' })

@@ -1,12 +1,10 @@
 import type { Argv } from 'yargs';
-import { BACKENDS, servedKinds } from '../../backends/registry.ts';
+import type { CommandText } from '../command-text.ts';
 import { printable } from '../../io/printable.ts';
-import { agentInfo } from '../../measuring/remote-executor.ts';
-import { ZOO } from '../../models/zoo.ts';
 import { BUDGETED_PLANNERS, PLANNERS } from '../../planners/registry.ts';
 import { UsageError } from '../errors.ts';
 import { alignedTable } from '../format.ts';
-import { TOKEN_ENV } from './agent.ts';
+import { TOKEN_ENV } from '../agent-token.ts';
 
 interface ListArgs {
   what: 'planners' | 'models' | 'backends' | 'devices';
@@ -15,10 +13,10 @@ interface ListArgs {
   token?: string;
 }
 
-export function registerList(cli: Argv): Argv {
+export function registerList(cli: Argv, text: CommandText): Argv {
   return cli.command<ListArgs>(
-    'list <what>',
-    'List what this build knows: planners, models, backends; or the devices connected to an agent',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .positional('what', { choices: ['planners', 'models', 'backends', 'devices'] as const, demandOption: true })
@@ -36,7 +34,7 @@ export function registerList(cli: Argv): Argv {
         return;
       }
       if (args.what === 'models') {
-        listModels(args.json);
+        await listModels(args.json);
         return;
       }
       const planners = [...PLANNERS, ...BUDGETED_PLANNERS].map(({ id, approach, title, citation, complexity }) => ({ id, approach, title, citation, complexity }));
@@ -50,7 +48,9 @@ export function registerList(cli: Argv): Argv {
   );
 }
 
-function listModels(json: boolean): void {
+// Each listing imports what it lists when it runs: `list planners` starts without the zoo, the backends or the agent's client.
+async function listModels(json: boolean): Promise<void> {
+  const { ZOO } = await import('../../models/zoo.ts');
   const models = ZOO.map(({ name, title, reference, defaults, tunable }) => ({ name, source: `zoo:${name}`, title, reference, defaults, tunable }));
   if (json) {
     process.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
@@ -68,6 +68,7 @@ function listModels(json: boolean): void {
  * for an adapter, which takes a moment); `remote` runs on a `memplan agent` elsewhere.
  */
 async function listBackends(json: boolean): Promise<void> {
+  const { BACKENDS, servedKinds } = await import('../../backends/registry.ts');
   const probed = await Promise.all(
     BACKENDS.map(async (backend) => {
       const { kind, title } = backend;
@@ -108,6 +109,7 @@ function describeDevice(device: Readonly<Record<string, unknown>>): string {
 async function listDevices(args: ListArgs): Promise<void> {
   const token = args.token ?? process.env[TOKEN_ENV];
   if (args.url === undefined || token === undefined || token === '') throw new UsageError(`list devices asks a memplan agent: give --url http://host:port and --token (or set ${TOKEN_ENV}).`);
+  const { agentInfo } = await import('../../measuring/remote-executor.ts');
   const info = await agentInfo(args.url, token);
   if (info.devices === undefined) throw new UsageError(`the agent at ${args.url} serves no devices; start it with --devices.`);
   if (args.json) {

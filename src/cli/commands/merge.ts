@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { mergeShards } from '../../experiments/merge.ts';
 
 interface MergeArgs {
@@ -9,10 +10,10 @@ interface MergeArgs {
   to?: string;
 }
 
-export function registerMerge(cli: Argv): Argv {
+export function registerMerge(cli: Argv, text: CommandText): Argv {
   return cli.command<MergeArgs>(
-    'merge <runs..>',
-    'Join the run folders of a sharded sweep (memplan run --shard I/N) into one run that memplan report reads',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .positional('runs', {

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { lowerBounds } from '../../core/bounds.ts';
 import { APPROACHES, type Approach } from '../../core/plans.ts';
 import { naiveFootprint, type Problem } from '../../core/problem.ts';
@@ -32,10 +33,10 @@ interface PlanArgs extends SourceArgs {
   to?: string;
 }
 
-export function registerPlan(cli: Argv): Argv {
+export function registerPlan(cli: Argv, text: CommandText): Argv {
   return cli.command<PlanArgs>(
-    'plan <source>',
-    'Plan a problem with one or more strategies; every plan is verified before it is shown',
+    text.usage,
+    text.describe,
     (y) =>
       withSourceOptions(y)
         .positional('source', { type: 'string', demandOption: true, describe: SOURCE_KINDS })

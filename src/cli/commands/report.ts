@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { ResultStore } from '../../experiments/result-store.ts';
 import { PAPER_RECORD_OPTIONS } from '../../graph/lifetimes.ts';
 import { UsageError } from '../errors.ts';
@@ -11,23 +12,27 @@ interface ReportArgs {
   out: string;
 }
 
-export function registerReport(cli: Argv): Argv {
+export function registerReport(cli: Argv, text: CommandText): Argv {
   return cli.command<ReportArgs>(
-    'report [target]',
-    'Tables (Markdown, CSV, LaTeX) and charts of a run folder; or --picture <source> <planner>',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .positional('target', { type: 'string', describe: 'a run folder (results/<experiment>/<run-id>), or an experiment folder (results/<experiment>): its latest run' })
-        .option('picture', { type: 'string', array: true, describe: 'draw the allocation picture of <source> <planner> (an id, or the path of a module of your own) instead' })
+        .option('picture', {
+          type: 'string',
+          array: true,
+          describe: 'draw the allocation picture of <source> <planner> [<planner>...] instead (ids, or paths of modules of your own; several: side by side)',
+        })
         .option('out', { type: 'string', default: 'results/pictures', describe: 'with --picture: where to write it' }) as unknown as Argv<ReportArgs>,
     async (args) => {
       if (args.picture !== undefined) {
-        const [source, planner] = [...args.picture, ...(args.target ? [args.target] : [])];
-        if (source === undefined || planner === undefined) throw new UsageError('--picture needs a source and a planner id: memplan report --picture zoo:deeplab-v3 offsets/greedy-by-size.');
+        const [source, ...planners] = [...args.picture, ...(args.target ? [args.target] : [])];
+        if (source === undefined || planners.length === 0) throw new UsageError('--picture needs a source and a planner id: memplan report --picture zoo:deeplab-v3 offsets/greedy-by-size.');
         // The report layer loads vega: only the commands that draw load it (start-up stays fast).
         const { drawPicture } = await import('../../report/picture.ts');
-        const base = await drawPicture(source, planner, args.out, PAPER_RECORD_OPTIONS);
-        process.stdout.write(`${base}.svg\n${base}.png\n${base}.vl.json\n`);
+        const base = await drawPicture(source, planners, args.out, PAPER_RECORD_OPTIONS);
+        process.stdout.write(`${base}.svg\n${base}.png\n${base}.pdf\n${base}.vl.json\n`);
         return;
       }
       if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>), an experiment folder (its latest run) or --picture <source> <planner>.');

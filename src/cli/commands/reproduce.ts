@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { DEFAULT_TIE_ORDERS } from '../../experiments/tie-orders.ts';
 
 interface ReproduceArgs {
@@ -8,10 +9,10 @@ interface ReproduceArgs {
   latency: boolean;
 }
 
-export function registerReproduce(cli: Argv): Argv {
+export function registerReproduce(cli: Argv, text: CommandText): Argv {
   return cli.command<ReproduceArgs>(
-    'reproduce',
-    "Run Table 1 and Table 2 and the tie-order study, evaluate the paper's claims, render tables and charts",
+    text.usage,
+    text.describe,
     (y) =>
       y
         .option('out', { type: 'string', default: 'results/paper', describe: 'where the reproduction goes' })

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { loadExperiment } from '../../experiments/config.ts';
 import { runExperiment } from '../../experiments/runner.ts';
 import { chooseShard } from '../../experiments/shards.ts';
@@ -15,10 +16,10 @@ interface RunArgs {
   'shard-count'?: number;
 }
 
-export function registerRun(cli: Argv): Argv {
+export function registerRun(cli: Argv, text: CommandText): Argv {
   return cli.command<RunArgs>(
-    'run <experiment>',
-    'Run an experiment file: every (model, planner, backend) cell, every plan verified',
+    text.usage,
+    text.describe,
     (y) =>
       y
         .positional('experiment', { type: 'string', demandOption: true, describe: 'experiments/<name>.json' })

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import type { CommandText } from '../command-text.ts';
 import { lowerBounds } from '../../core/bounds.ts';
 import { offsetsPlan } from '../../core/plans.ts';
 import { verifyPlan } from '../../core/verify.ts';
@@ -20,10 +21,10 @@ interface VerifyArgs {
  * records that share bytes while both are live: which, and where). Exit 0 when valid, 1
  * when not, 2 when the file cannot be read as a plan.
  */
-export function registerVerify(cli: Argv): Argv {
+export function registerVerify(cli: Argv, text: CommandText): Argv {
   return cli.command<VerifyArgs>(
-    'verify <file>',
-    "Check a plan made elsewhere (MiniMalloc's CSV with offsets, or records JSON with an offset each) with the independent verifier",
+    text.usage,
+    text.describe,
     (y) =>
       y
         .positional('file', { type: 'string', demandOption: true, describe: PLACED_PLAN_FORMATS })

@@ -1,12 +1,14 @@
 import { parseStorageBandwidth } from '../../io/storage-bandwidth.ts';
-import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
+import { type FlexnnBudgetFile, flexnnBudgetSchema } from './flexnn-budget-schema.ts';
+import { checkStudyFile, failIn } from './study-file-schema.ts';
 
 /**
  * The file of the FlexNN budget study (experiments/flexnn-budget.json): networks and the
  * budgets FlexNN's evaluation runs them at (its Figure 10), the ablation (FlexNN without
  * preloading, without memory planning) at a few budgets, how many runs, a smaller variant
- * for `--quick`, and FlexNN's headline as published.
+ * for `--quick`, and FlexNN's headline as published. Its shape is checked by its schema
+ * (flexnn-budget-schema.ts); what one field says of another, here.
  */
 export interface FlexnnBudgetConfig extends StudyConfig {
   readonly networks: readonly BudgetNetwork[];
@@ -80,126 +82,70 @@ export interface PaperHeadline {
   readonly latencyAdded: number;
 }
 
-const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'ablation', 'fromMinimum', 'storage', 'adaptive', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'paper'];
-
 export function parseFlexnnBudget(data: Record<string, unknown>, file: string): FlexnnBudgetConfig {
-  const j = new JsonFields(file);
-  j.only(data, TOP, '$');
-  const mib = (value: unknown, path: string): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : j.fail(path, 'must be a number of MiB > 0.'));
-  const networks = (value: unknown, path: string): BudgetNetwork[] => {
-    const list = j.array(value, path).map((entry, k): BudgetNetwork => {
-      const at = `${path}[${k}]`;
-      const spec = j.object(entry, at);
-      j.only(spec, ['label', 'source', 'budgetsMiB', 'repetitions', 'warmup'], at);
-      return {
-        label: j.string(spec.label, `${at}.label`),
-        source: j.string(spec.source, `${at}.source`),
-        budgetsMiB: j.array(spec.budgetsMiB, `${at}.budgetsMiB`).map((b, i) => mib(b, `${at}.budgetsMiB[${i}]`)),
-        ...(spec.repetitions === undefined ? {} : { repetitions: j.integer(spec.repetitions, `${at}.repetitions`, 1) }),
-        ...(spec.warmup === undefined ? {} : { warmup: j.integer(spec.warmup, `${at}.warmup`, 0) }),
-      };
+  const o = checkStudyFile(flexnnBudgetSchema(), data, file);
+  const fail = failIn(file);
+  const distinct = (list: readonly { label: string }[], path: string): void => {
+    if (new Set(list.map((x) => x.label)).size !== list.length) fail(path, 'every label must be different.');
+  };
+  const ofTheStudy = (names: readonly string[], path: string, among: readonly BudgetNetwork[]): string[] =>
+    names.map((name, k) => {
+      if (!among.some((x) => x.label === name)) fail(`${path}[${k}]`, `"${name}" is not the label of a network of the study.`);
+      return name;
     });
-    if (new Set(list.map((n) => n.label)).size !== list.length) j.fail(path, 'every label must be different.');
-    return list;
-  };
-  const ablation = (value: unknown, path: string, among: readonly BudgetNetwork[]): BudgetAblation => {
-    const spec = j.object(value, path);
-    j.only(spec, ['networks', 'budgetsMiB'], path);
-    return {
-      networks: j.array(spec.networks, `${path}.networks`).map((n, k) => {
-        const label = j.string(n, `${path}.networks[${k}]`);
-        if (!among.some((x) => x.label === label)) j.fail(`${path}.networks[${k}]`, `"${label}" is not the label of a network of the study.`);
-        return label;
-      }),
-      budgetsMiB: j.array(spec.budgetsMiB, `${path}.budgetsMiB`).map((b, i) => mib(b, `${path}.budgetsMiB[${i}]`)),
-    };
-  };
-  const storage = (value: unknown, path: string, among: readonly BudgetNetwork[]): StorageSpeed[] => {
-    const list = j.array(value, path).map((entry, k): StorageSpeed => {
+  const ablation = (spec: FlexnnBudgetFile['ablation'], path: string, among: readonly BudgetNetwork[]): BudgetAblation => ({
+    networks: ofTheStudy(spec.networks, `${path}.networks`, among),
+    budgetsMiB: spec.budgetsMiB,
+  });
+  const adaptive = (spec: NonNullable<FlexnnBudgetFile['adaptive']>, path: string, among: readonly BudgetNetwork[]): AdaptiveRun => ({
+    networks: ofTheStudy(spec.networks, `${path}.networks`, among),
+    budgetsMiB: spec.budgetsMiB,
+    ...(spec.paper ? { paper: spec.paper } : {}),
+  });
+  const storage = (list: NonNullable<FlexnnBudgetFile['storage']>, path: string, among: readonly BudgetNetwork[]): StorageSpeed[] => {
+    const speeds = list.map((spec, k): StorageSpeed => {
       const at = `${path}[${k}]`;
-      const spec = j.object(entry, at);
-      j.only(spec, ['label', 'bandwidth', 'source', 'networks'], at);
-      let bandwidth: string | undefined;
       if (spec.bandwidth !== undefined) {
-        bandwidth = j.string(spec.bandwidth, `${at}.bandwidth`);
         try {
-          parseStorageBandwidth(bandwidth);
+          parseStorageBandwidth(spec.bandwidth);
         } catch (error) {
-          j.fail(`${at}.bandwidth`, (error as Error).message);
+          fail(`${at}.bandwidth`, (error as Error).message);
         }
-        if (spec.source === undefined) j.fail(at, 'a stated speed needs its source: say where the figure comes from.');
+        if (spec.source === undefined) fail(at, 'a stated speed needs its source: say where the figure comes from.');
       }
       return {
-        label: j.string(spec.label, `${at}.label`),
-        ...(bandwidth === undefined ? {} : { bandwidth }),
-        ...(spec.source === undefined ? {} : { source: j.string(spec.source, `${at}.source`) }),
-        ...(spec.networks === undefined
-          ? {}
-          : {
-              networks: j.array(spec.networks, `${at}.networks`).map((n, k) => {
-                const name = j.string(n, `${at}.networks[${k}]`);
-                if (!among.some((x) => x.label === name)) j.fail(`${at}.networks[${k}]`, `"${name}" is not the label of a network of the study.`);
-                return name;
-              }),
-            }),
+        label: spec.label,
+        ...(spec.bandwidth === undefined ? {} : { bandwidth: spec.bandwidth }),
+        ...(spec.source === undefined ? {} : { source: spec.source }),
+        ...(spec.networks === undefined ? {} : { networks: ofTheStudy(spec.networks, `${at}.networks`, among) }),
       };
     });
-    if (new Set(list.map((x) => x.label)).size !== list.length) j.fail(path, 'every label must be different.');
-    return list;
+    distinct(speeds, path);
+    return speeds;
   };
-  const adaptive = (value: unknown, path: string, among: readonly BudgetNetwork[]): AdaptiveRun => {
-    const spec = j.object(value, path);
-    j.only(spec, ['networks', 'budgetsMiB', 'paper'], path);
-    const budgetsMiB = j.array(spec.budgetsMiB, `${path}.budgetsMiB`).map((b, i) => mib(b, `${path}.budgetsMiB[${i}]`));
-    if (budgetsMiB.length < 2) j.fail(`${path}.budgetsMiB`, 'needs a first budget and at least one to change to.');
-    let paper: AdaptiveRun['paper'];
-    if (spec.paper !== undefined) {
-      const figure = j.object(spec.paper, `${path}.paper`);
-      j.only(figure, ['adaptSeconds', 'citation'], `${path}.paper`);
-      paper = { adaptSeconds: mib(figure.adaptSeconds, `${path}.paper.adaptSeconds`), citation: j.string(figure.citation, `${path}.paper.citation`) };
-    }
-    return {
-      networks: j.array(spec.networks, `${path}.networks`).map((n, k) => {
-        const label = j.string(n, `${path}.networks[${k}]`);
-        if (!among.some((x) => x.label === label)) j.fail(`${path}.networks[${k}]`, `"${label}" is not the label of a network of the study.`);
-        return label;
-      }),
-      budgetsMiB,
-      ...(paper ? { paper } : {}),
-    };
-  };
-  const full = networks(data.networks, '$.networks');
-  const quick = j.object(data.quick, '$.quick');
-  j.only(quick, ['networks', 'ablation', 'adaptive', 'repetitions', 'warmup'], '$.quick');
-  const quickNetworks = networks(quick.networks, '$.quick.networks');
-  const paper = j.object(data.paper, '$.paper');
-  j.only(paper, ['citation', 'device', 'network', 'memorySaved', 'latencyAdded'], '$.paper');
-  const fraction = (value: unknown, path: string): number => (typeof value === 'number' && value > -1 && value < 1 ? value : j.fail(path, 'must be a fraction between -1 and 1 (0.9381 is 93.81%).'));
+  const full = o.networks;
+  distinct(full, '$.networks');
+  const quickNetworks = o.quick.networks;
+  distinct(quickNetworks, '$.quick.networks');
   return {
-    name: j.name(data.name, '$.name'),
-    title: j.string(data.title, '$.title'),
+    name: o.name,
+    title: o.title,
     networks: full,
-    ablation: ablation(data.ablation, '$.ablation', full),
-    fromMinimum: data.fromMinimum === undefined ? true : j.boolean(data.fromMinimum, '$.fromMinimum'),
-    storage: data.storage === undefined ? [{ label: "this machine's disk" }] : storage(data.storage, '$.storage', [...full, ...quickNetworks]),
-    ...(data.adaptive === undefined ? {} : { adaptive: adaptive(data.adaptive, '$.adaptive', full) }),
-    repetitions: j.integer(data.repetitions ?? 8, '$.repetitions', 1),
-    warmup: j.integer(data.warmup ?? 4, '$.warmup', 0),
-    seed: j.integer(data.seed ?? 1, '$.seed', 0),
-    alignment: j.integer(data.alignment ?? 64, '$.alignment', 16),
+    ablation: ablation(o.ablation, '$.ablation', full),
+    fromMinimum: o.fromMinimum ?? true,
+    storage: o.storage === undefined ? [{ label: "this machine's disk" }] : storage(o.storage, '$.storage', [...full, ...quickNetworks]),
+    ...(o.adaptive === undefined ? {} : { adaptive: adaptive(o.adaptive, '$.adaptive', full) }),
+    repetitions: o.repetitions ?? 8,
+    warmup: o.warmup ?? 4,
+    seed: o.seed ?? 1,
+    alignment: o.alignment ?? 64,
     quick: {
       networks: quickNetworks,
-      ablation: ablation(quick.ablation, '$.quick.ablation', quickNetworks),
-      ...(quick.adaptive === undefined ? {} : { adaptive: adaptive(quick.adaptive, '$.quick.adaptive', quickNetworks) }),
-      repetitions: j.integer(quick.repetitions ?? 2, '$.quick.repetitions', 1),
-      warmup: j.integer(quick.warmup ?? 1, '$.quick.warmup', 0),
+      ablation: ablation(o.quick.ablation, '$.quick.ablation', quickNetworks),
+      ...(o.quick.adaptive === undefined ? {} : { adaptive: adaptive(o.quick.adaptive, '$.quick.adaptive', quickNetworks) }),
+      repetitions: o.quick.repetitions ?? 2,
+      warmup: o.quick.warmup ?? 1,
     },
-    paper: {
-      citation: j.string(paper.citation, '$.paper.citation'),
-      device: j.string(paper.device, '$.paper.device'),
-      ...(paper.network === undefined ? {} : { network: j.string(paper.network, '$.paper.network') }),
-      memorySaved: fraction(paper.memorySaved, '$.paper.memorySaved'),
-      latencyAdded: fraction(paper.latencyAdded, '$.paper.latencyAdded'),
-    },
+    paper: o.paper,
   };
 }

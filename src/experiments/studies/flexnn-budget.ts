@@ -14,7 +14,7 @@ import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget
 import { planOf } from '../../planners/plan-handover.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
-import { ExperimentError } from '../config.ts';
+import { ExperimentError } from '../experiment-error.ts';
 import { Progress } from '../progress.ts';
 import type { ResultStore } from '../result-store.ts';
 import { registerStudy, type Study } from '../study.ts';

@@ -1,17 +1,19 @@
 import { gemmShape, type GemmShape } from '../../backends/gemm/gemm-shape.ts';
 import { budgetProblem, type SchedulerKind } from '../../backends/gemm/schedule.ts';
-import { formatByteSize } from '../../io/byte-size.ts';
+import { formatByteSize, parseByteSize } from '../../io/byte-size.ts';
 import { parseStorageBandwidth, type StorageBandwidth } from '../../io/storage-bandwidth.ts';
 import type { StatedSpeeds } from '../../io/storage-device.ts';
-import { JsonFields } from '../json-fields.ts';
 import type { StudyConfig } from '../study.ts';
+import { type GemmGridFile, type GemmTilingFile, gemmTilingSchema, SCHEDULERS } from './gemm-tiling-schema.ts';
+import { checkStudyFile, type Fail, failIn } from './study-file-schema.ts';
 
 /**
  * The file of the GEMM-tiling study (experiments/gemm-tiling.json): a grid of tile sizes
  * and budgets (every cell that can run does; the authors' Figure 2 is its row at one
  * budget, Figure 3 its column at one tile), the schedulers, the storage each cell runs on
  * (this machine's own, and stated devices such as the authors' eMMC), how many runs, a
- * smaller grid for `--quick`, and the authors' figures as published.
+ * smaller grid for `--quick`, and the authors' figures as published. Its shape is checked by
+ * its schema (gemm-tiling-schema.ts); what one field says of another, here.
  */
 export interface GemmGrid {
   readonly n: number;
@@ -64,10 +66,6 @@ export interface InfeasibleCell extends GridCell {
   readonly why: string;
 }
 
-const SCHEDULERS: readonly SchedulerKind[] = ['dynamic', 'planned'];
-const TOP = ['$comment', 'study', 'name', 'title', 'n', 'seed', 'repetitions', 'tiles', 'budgets', 'figure2', 'figure3', 'schedulers', 'storage', 'peer', 'quick', 'published'];
-const GRID = ['n', 'seed', 'repetitions', 'tiles', 'budgets', 'figure2', 'figure3'];
-
 /** The grid's cells that can run (a budget holding one step's three tiles) and those that cannot, in the file's order. */
 export function gridCells(grid: Pick<GemmGrid, 'n' | 'tiles' | 'budgets'>): { feasible: GridCell[]; infeasible: InfeasibleCell[] } {
   const feasible: GridCell[] = [];
@@ -84,58 +82,64 @@ export function gridCells(grid: Pick<GemmGrid, 'n' | 'tiles' | 'budgets'>): { fe
 }
 
 export function parseGemmTiling(data: Record<string, unknown>, file: string): GemmTilingConfig {
-  const j = new JsonFields(file);
-  j.only(data, TOP, '$');
-  const quick = data.quick === undefined ? undefined : parseGrid(j, j.object(data.quick, '$.quick'), '$.quick', true);
-  const schedulers = j.array(data.schedulers ?? SCHEDULERS, '$.schedulers').map((s, k) => j.choice(s, `$.schedulers[${k}]`, SCHEDULERS));
-  unique(j, schedulers, '$.schedulers', (s) => s);
+  const o = checkStudyFile(gemmTilingSchema(), data, file);
+  const fail = failIn(file);
+  const quick = o.quick === undefined ? undefined : parseGrid(fail, o.quick, '$.quick');
+  const schedulers = [...(o.schedulers ?? SCHEDULERS)];
+  unique(fail, schedulers, '$.schedulers', (s) => s);
   return {
-    name: j.name(data.name, '$.name'),
-    title: j.string(data.title, '$.title'),
-    ...parseGrid(j, data, '$', false),
+    name: o.name,
+    title: o.title,
+    ...parseGrid(fail, o, '$'),
     schedulers,
-    storage: parseStorage(j, data.storage, '$.storage'),
-    peer: data.peer === undefined ? true : j.boolean(data.peer, '$.peer'),
+    storage: parseStorage(fail, o.storage, '$.storage'),
+    peer: o.peer ?? true,
     ...(quick ? { quick } : {}),
-    published: parsePublished(j, data.published),
+    published: o.published,
   };
 }
 
-function parseGrid(j: JsonFields, o: Record<string, unknown>, path: string, nested: boolean): GemmGrid {
-  if (nested) j.only(o, GRID, path);
-  const n = j.integer(o.n, `${path}.n`, 32);
+/** What the schema cannot say of a grid: tiles that fit n, sizes read, the figures among the grid's tiles and budgets. */
+function parseGrid(fail: Fail, o: GemmGridFile, path: string): GemmGrid {
+  const { n, tiles } = o;
   const shapes = new Map<number, GemmShape>();
-  const tiles = j.array(o.tiles, `${path}.tiles`).map((t, k) => {
-    const tile = j.integer(t, `${path}.tiles[${k}]`, 32);
+  tiles.forEach((tile, k) => {
     try {
       shapes.set(tile, gemmShape(n, tile));
     } catch (error) {
-      j.fail(`${path}.tiles[${k}]`, (error as Error).message);
+      fail(`${path}.tiles[${k}]`, (error as Error).message);
     }
-    return tile;
   });
-  unique(j, tiles, `${path}.tiles`, String);
+  unique(fail, tiles, `${path}.tiles`, String);
   // Every ratio of the report is taken against the untiled GEMM (the tile equal to n).
-  if (!tiles.includes(n)) j.fail(`${path}.tiles`, `must hold n (${n}): the untiled GEMM is the baseline every ratio is taken against.`);
-  const budgets = j.array(o.budgets, `${path}.budgets`).map((b, k) => j.bytes(b, `${path}.budgets[${k}]`));
-  unique(j, budgets, `${path}.budgets`, formatByteSize);
-  const figure2 = j.object(o.figure2, `${path}.figure2`);
-  j.only(figure2, ['budget'], `${path}.figure2`);
-  const figure2Budget = j.bytes(figure2.budget, `${path}.figure2.budget`);
-  if (!budgets.includes(figure2Budget)) j.fail(`${path}.figure2.budget`, `${formatByteSize(figure2Budget)} is not one of ${path}.budgets: a figure is a slice of the grid.`);
+  if (!tiles.includes(n)) fail(`${path}.tiles`, `must hold n (${n}): the untiled GEMM is the baseline every ratio is taken against.`);
+  const budgets = o.budgets.map((b, k) => bytes(fail, b, `${path}.budgets[${k}]`));
+  unique(fail, budgets, `${path}.budgets`, formatByteSize);
+  const figure2Budget = bytes(fail, o.figure2.budget, `${path}.figure2.budget`);
+  if (!budgets.includes(figure2Budget)) fail(`${path}.figure2.budget`, `${formatByteSize(figure2Budget)} is not one of ${path}.budgets: a figure is a slice of the grid.`);
   const untiled = budgetProblem(shapes.get(n)!, figure2Budget);
-  if (untiled !== undefined) j.fail(`${path}.figure2.budget`, `the untiled GEMM must run at Figure 2's budget, and ${untiled}`);
-  const figure3 = j.object(o.figure3, `${path}.figure3`);
-  j.only(figure3, ['tile'], `${path}.figure3`);
-  const figure3Tile = j.integer(figure3.tile, `${path}.figure3.tile`, 32);
-  if (!tiles.includes(figure3Tile)) j.fail(`${path}.figure3.tile`, `${figure3Tile} is not one of ${path}.tiles: a figure is a slice of the grid.`);
-  return { n, seed: j.integer(o.seed ?? 1, `${path}.seed`), repetitions: j.integer(o.repetitions ?? 1, `${path}.repetitions`, 1), tiles, budgets, figure2Budget, figure3Tile };
+  if (untiled !== undefined) fail(`${path}.figure2.budget`, `the untiled GEMM must run at Figure 2's budget, and ${untiled}`);
+  const figure3Tile = o.figure3.tile;
+  if (!tiles.includes(figure3Tile)) fail(`${path}.figure3.tile`, `${figure3Tile} is not one of ${path}.tiles: a figure is a slice of the grid.`);
+  return { n, seed: o.seed ?? 1, repetitions: o.repetitions ?? 1, tiles, budgets, figure2Budget, figure3Tile };
+}
+
+/** A size in bytes as written (a whole number, or a string such as "4MiB"): at least one byte. */
+function bytes(fail: Fail, value: string | number, path: string): number {
+  let size: number;
+  try {
+    size = parseByteSize(value);
+  } catch (error) {
+    return fail(path, (error as Error).message);
+  }
+  if (size < 1) fail(path, 'must be at least 1 byte.');
+  return size;
 }
 
 /** Fails on the second occurrence of a value, naming it. */
-function unique<T>(j: JsonFields, values: readonly T[], path: string, show: (value: T) => string): void {
+function unique<T>(fail: Fail, values: readonly T[], path: string, show: (value: T) => string): void {
   values.forEach((value, k) => {
-    if (values.indexOf(value) !== k) j.fail(`${path}[${k}]`, `${show(value)} is listed twice.`);
+    if (values.indexOf(value) !== k) fail(`${path}[${k}]`, `${show(value)} is listed twice.`);
   });
 }
 
@@ -144,55 +148,33 @@ function unique<T>(j: JsonFields, values: readonly T[], path: string, show: (val
  * held to the same speed unless `write` states another, and `source` says where the figure
  * comes from. Without `read`, the cell runs on this machine's storage as it is.
  */
-function parseStorage(j: JsonFields, value: unknown, path: string): GemmStorage[] {
-  const list = j.array(value ?? [{ id: 'native', label: "this machine's storage" }], path).map((entry, k): GemmStorage => {
+function parseStorage(fail: Fail, entries: GemmTilingFile['storage'], path: string): GemmStorage[] {
+  const list = (entries ?? [{ id: 'native', label: "this machine's storage" }]).map((entry, k): GemmStorage => {
     const at = `${path}[${k}]`;
-    const o = j.object(entry, at);
-    j.only(o, ['id', 'label', 'read', 'write', 'source'], at);
     const speed = (field: 'read' | 'write'): StorageBandwidth | undefined => {
-      if (o[field] === undefined) return undefined;
-      if (typeof o[field] !== 'string' && typeof o[field] !== 'number') return j.fail(`${at}.${field}`, 'must be a speed per second such as "400MB".');
+      const value = entry[field];
+      if (value === undefined) return undefined;
       try {
-        return parseStorageBandwidth(o[field] as string | number);
+        return parseStorageBandwidth(value);
       } catch (error) {
-        return j.fail(`${at}.${field}`, (error as Error).message);
+        return fail(`${at}.${field}`, (error as Error).message);
       }
     };
     const read = speed('read');
     const write = speed('write');
-    if (write !== undefined && read === undefined) j.fail(`${at}.write`, "needs read: state the device's read speed too.");
+    if (write !== undefined && read === undefined) fail(`${at}.write`, "needs read: state the device's read speed too.");
     return {
-      id: j.name(o.id, `${at}.id`),
-      label: j.string(o.label, `${at}.label`),
+      id: entry.id,
+      label: entry.label,
       ...(read ? { speeds: { read, write: write ?? read } } : {}),
-      ...(o.source === undefined ? {} : { source: j.string(o.source, `${at}.source`) }),
+      ...(entry.source === undefined ? {} : { source: entry.source }),
     };
   });
   unique(
-    j,
+    fail,
     list.map((s) => s.id),
     path,
     (id) => `the id "${id}"`,
   );
   return list;
-}
-
-function parsePublished(j: JsonFields, value: unknown): GemmTilingConfig['published'] {
-  const published = j.object(value, '$.published');
-  j.only(published, ['n', 'untiled', 'smallest'], '$.published');
-  const figure = (o: Record<string, unknown>, field: string, path: string): number => {
-    const v = o[field];
-    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : j.fail(`${path}.${field}`, 'must be a number > 0.');
-  };
-  const untiled = j.object(published.untiled, '$.published.untiled');
-  const smallest = j.object(published.smallest, '$.published.smallest');
-  j.only(untiled, ['peakMB', 'seconds'], '$.published.untiled');
-  j.only(smallest, ['tile', 'budgetMB', 'peakMB', 'seconds'], '$.published.smallest');
-  const u = '$.published.untiled';
-  const s = '$.published.smallest';
-  return {
-    n: j.integer(published.n, '$.published.n', 1),
-    untiled: { peakMB: figure(untiled, 'peakMB', u), seconds: figure(untiled, 'seconds', u) },
-    smallest: { tile: figure(smallest, 'tile', s), budgetMB: figure(smallest, 'budgetMB', s), peakMB: figure(smallest, 'peakMB', s), seconds: figure(smallest, 'seconds', s) },
-  };
 }

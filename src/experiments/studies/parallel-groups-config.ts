@@ -1,19 +1,19 @@
-import { parseSchedule, SCHEDULE_FORMS, type Schedule } from '../../graph/schedule.ts';
-import { findPlanner, UnknownPlannerError } from '../../planners/registry.ts';
-import { JsonFields } from '../json-fields.ts';
+import { parseSchedule, type Schedule } from '../../graph/schedule.ts';
+import { findPlanner } from '../../planners/registry.ts';
+import { UnknownPlannerError } from '../../planners/unknown-planner-error.ts';
 import type { StudyConfig } from '../study.ts';
-import { parseThesis, type ThesisFigures } from './parallel-groups-thesis.ts';
+import { parallelGroupsSchema } from './parallel-groups-schema.ts';
+import { checkThesis, type ThesisFigures } from './parallel-groups-thesis.ts';
+import { checkStudyFile, type Fail, failIn } from './study-file-schema.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
-import { kindsWhere, type BackendKind } from '../../backends/registry.ts';
-
-/** What a row runs on: the sequential CPU, or a backend that runs a step's operators at once. */
-const ROW_BACKENDS: readonly BackendKind[] = ['cpu', ...kindsWhere('parallelSteps')];
+import type { BackendKind } from '../../backends/registry.ts';
 
 /**
  * The file of the parallel-groups study (experiments/parallel-groups.json): the MindSpore
  * Vulkan thesis' table (../shared/paper/README.md, section 5) on our networks and CPU, a
  * sweep of the number of groups, a look at what a WebGPU adapter makes of a step, and the
- * thesis' published figures as reference data.
+ * thesis' published figures as reference data. Its shape is checked by its schema
+ * (parallel-groups-schema.ts); what one field says of another, here.
  */
 export interface ParallelGroupsConfig extends StudyConfig {
   readonly networks: readonly GroupsNetwork[];
@@ -51,7 +51,7 @@ export interface GroupsRow {
   readonly label: string;
   readonly schedule: Schedule;
   readonly planner: string;
-  /** One of ROW_BACKENDS. */
+  /** One of ROW_BACKENDS (parallel-groups-schema.ts). */
   readonly backend: BackendKind;
   /** A row of ours beside the thesis' (not in its table). */
   readonly extra: boolean;
@@ -73,106 +73,82 @@ export interface GroupsWebGpu {
   readonly planner: string;
 }
 
-const TOP = ['$comment', 'study', 'name', 'title', 'networks', 'rows', 'sweep', 'webgpu', 'workers', 'repetitions', 'warmup', 'seed', 'alignment', 'quick', 'thesis'];
-
 export function parseParallelGroups(data: Record<string, unknown>, file: string): ParallelGroupsConfig {
-  const j = new JsonFields(file);
-  const planner = (value: unknown, path: string): string => {
-    const id = j.string(value, path);
+  const o = checkStudyFile(parallelGroupsSchema(), data, file);
+  const fail = failIn(file);
+  // What the schema cannot decide: each id must name a registered planner.
+  const planner = (id: string, path: string): string => {
     try {
       findPlanner(id);
     } catch (error) {
-      if (error instanceof UnknownPlannerError) j.fail(path, error.message);
+      if (error instanceof UnknownPlannerError) fail(path, error.message);
       throw error;
     }
     return id;
   };
-  const schedule = (value: unknown, path: string): Schedule => parseSchedule(value) ?? j.fail(path, `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(value)}.`);
+  // The schema has checked every schedule; this gives its type.
+  const schedule = (value: string): Schedule => parseSchedule(value)!;
 
-  j.only(data, TOP, '$');
-  const networks = j.array(data.networks, '$.networks').map((entry, k): GroupsNetwork => {
-    const path = `$.networks[${k}]`;
-    const spec = j.object(entry, path);
-    j.only(spec, ['source', 'label', 'quickSource', 'thesis'], path);
-    const source = j.string(spec.source, `${path}.source`);
-    return {
-      source,
-      label: j.string(spec.label, `${path}.label`),
-      quickSource: spec.quickSource === undefined ? source : j.string(spec.quickSource, `${path}.quickSource`),
-      ...(spec.thesis === undefined ? {} : { thesis: j.string(spec.thesis, `${path}.thesis`) }),
-    };
-  });
+  const networks = o.networks.map(
+    (spec): GroupsNetwork => ({ source: spec.source, label: spec.label, quickSource: spec.quickSource ?? spec.source, ...(spec.thesis === undefined ? {} : { thesis: spec.thesis }) }),
+  );
   const labels = networks.map((n) => n.label);
-  if (new Set(labels).size !== labels.length) j.fail('$.networks', 'every label must be different.');
+  if (new Set(labels).size !== labels.length) fail('$.networks', 'every label must be different.');
   const thesisNames = networks.flatMap((n) => (n.thesis === undefined ? [] : [n.thesis]));
-  if (new Set(thesisNames).size !== thesisNames.length) j.fail('$.networks', 'every "thesis" name must be different.');
-  const label = (value: unknown, path: string): string => {
-    const text = j.string(value, path);
-    if (!labels.includes(text)) j.fail(path, `"${text}" is not the label of one of $.networks.`);
-    return text;
+  if (new Set(thesisNames).size !== thesisNames.length) fail('$.networks', 'every "thesis" name must be different.');
+  const rows = o.rows.map(
+    (spec, k): GroupsRow => ({
+      id: spec.id,
+      label: spec.label,
+      schedule: schedule(spec.schedule),
+      planner: planner(spec.planner, `$.rows[${k}].planner`),
+      backend: spec.backend,
+      extra: spec.extra ?? false,
+    }),
+  );
+  if (new Set(rows.map((r) => r.id)).size !== rows.length) fail('$.rows', 'every id must be different.');
+  const labelList = (list: readonly string[], path: string): string[] => {
+    list.forEach((name, k) => {
+      if (!labels.includes(name)) fail(`${path}[${k}]`, `"${name}" is not the label of one of $.networks.`);
+    });
+    if (new Set(list).size !== list.length) fail(path, 'names a network twice.');
+    return [...list];
   };
-  const rows = j.array(data.rows, '$.rows').map((entry, k): GroupsRow => {
-    const path = `$.rows[${k}]`;
-    const spec = j.object(entry, path);
-    j.only(spec, ['id', 'label', 'schedule', 'planner', 'backend', 'extra'], path);
-    return {
-      id: j.string(spec.id, `${path}.id`),
-      label: j.string(spec.label, `${path}.label`),
-      schedule: schedule(spec.schedule, `${path}.schedule`),
-      planner: planner(spec.planner, `${path}.planner`),
-      backend: j.choice(spec.backend, `${path}.backend`, ROW_BACKENDS),
-      extra: spec.extra === undefined ? false : j.boolean(spec.extra, `${path}.extra`),
-    };
-  });
-  if (new Set(rows.map((r) => r.id)).size !== rows.length) j.fail('$.rows', 'every id must be different.');
-  const labelList = (value: unknown, path: string): string[] => {
-    const list = j.array(value, path).map((n, k) => label(n, `${path}[${k}]`));
-    if (new Set(list).size !== list.length) j.fail(path, 'names a network twice.');
-    return list;
-  };
-  const sweepSpec = j.object(data.sweep, '$.sweep');
-  j.only(sweepSpec, ['networks', 'groups', 'planner'], '$.sweep');
-  const groups = j.array(sweepSpec.groups, '$.sweep.groups').map((g, k) => j.integer(g, `$.sweep.groups[${k}]`, 1));
-  if (new Set(groups).size !== groups.length) j.fail('$.sweep.groups', 'names a number of groups twice.');
+  const groups = o.sweep.groups;
+  if (new Set(groups).size !== groups.length) fail('$.sweep.groups', 'names a number of groups twice.');
   const sweep: GroupsSweep = {
-    networks: sweepSpec.networks === undefined ? labels : labelList(sweepSpec.networks, '$.sweep.networks'),
+    networks: o.sweep.networks === undefined ? labels : labelList(o.sweep.networks, '$.sweep.networks'),
     groups,
-    planner: planner(sweepSpec.planner, '$.sweep.planner'),
+    planner: planner(o.sweep.planner, '$.sweep.planner'),
   };
-  let webgpu: GroupsWebGpu | undefined;
-  if (data.webgpu !== undefined) {
-    const spec = j.object(data.webgpu, '$.webgpu');
-    j.only(spec, ['networks', 'schedules', 'planner'], '$.webgpu');
-    webgpu = {
-      networks: labelList(spec.networks, '$.webgpu.networks'),
-      schedules: j.array(spec.schedules, '$.webgpu.schedules').map((s, k) => schedule(s, `$.webgpu.schedules[${k}]`)),
-      planner: planner(spec.planner, '$.webgpu.planner'),
-    };
-  }
-  const quick = j.object(data.quick ?? {}, '$.quick');
-  j.only(quick, ['repetitions', 'warmup', 'sweepNetworks', 'webgpuNetworks'], '$.quick');
-  const thesis = parseThesis(
-    j,
-    data.thesis,
+  const webgpu: GroupsWebGpu | undefined = o.webgpu && {
+    networks: labelList(o.webgpu.networks, '$.webgpu.networks'),
+    schedules: o.webgpu.schedules.map(schedule),
+    planner: planner(o.webgpu.planner, '$.webgpu.planner'),
+  };
+  const quick = o.quick ?? {};
+  const thesis = checkThesis(
+    fail,
+    o.thesis,
     thesisNames,
     rows.map((r) => r.id),
   );
   return {
-    name: j.name(data.name, '$.name'),
-    title: data.title === undefined ? j.name(data.name, '$.name') : j.string(data.title, '$.title'),
+    name: o.name,
+    title: o.title ?? o.name,
     networks,
     rows,
     sweep,
     ...(webgpu ? { webgpu } : {}),
-    ...(data.workers === undefined ? {} : { workers: workerCount(j, data.workers) }),
-    repetitions: j.integer(data.repetitions ?? 10, '$.repetitions', 1),
-    warmup: j.integer(data.warmup ?? 2, '$.warmup', 0),
-    seed: j.integer(data.seed ?? 1, '$.seed', 0),
-    alignment: j.integer(data.alignment ?? 64, '$.alignment', 4),
+    ...(o.workers === undefined ? {} : { workers: workerCount(fail, o.workers) }),
+    repetitions: o.repetitions ?? 10,
+    warmup: o.warmup ?? 2,
+    seed: o.seed ?? 1,
+    alignment: o.alignment ?? 64,
     quick: {
-      repetitions: j.integer(quick.repetitions ?? 3, '$.quick.repetitions', 1),
-      warmup: j.integer(quick.warmup ?? 1, '$.quick.warmup', 0),
-      ...(quick.sweepNetworks === undefined ? {} : { sweepNetworks: quickSweep(j, labelList(quick.sweepNetworks, '$.quick.sweepNetworks'), sweep) }),
+      repetitions: quick.repetitions ?? 3,
+      warmup: quick.warmup ?? 1,
+      ...(quick.sweepNetworks === undefined ? {} : { sweepNetworks: quickSweep(fail, labelList(quick.sweepNetworks, '$.quick.sweepNetworks'), sweep) }),
       ...(quick.webgpuNetworks === undefined ? {} : { webgpuNetworks: labelList(quick.webgpuNetworks, '$.quick.webgpuNetworks') }),
     },
     thesis,
@@ -180,15 +156,14 @@ export function parseParallelGroups(data: Record<string, unknown>, file: string)
 }
 
 /** `--quick` sweeps some of the sweep's networks, never one the full run leaves out. */
-function quickSweep(j: JsonFields, networks: string[], sweep: GroupsSweep): string[] {
+function quickSweep(fail: Fail, networks: string[], sweep: GroupsSweep): string[] {
   const outside = networks.find((n) => !sweep.networks.includes(n));
-  if (outside !== undefined) j.fail('$.quick.sweepNetworks', `"${outside}" is not one of $.sweep.networks; the quick sweep is part of the full one.`);
+  if (outside !== undefined) fail('$.quick.sweepNetworks', `"${outside}" is not one of $.sweep.networks; the quick sweep is part of the full one.`);
   return networks;
 }
 
 /** The worker threads of the parallel rows: at most one per core of the machine that runs the study. */
-function workerCount(j: JsonFields, value: unknown): number {
-  const workers = j.integer(value, '$.workers', 1);
-  if (workers > maxWorkers()) j.fail('$.workers', `${workers} workers are more than this machine's ${maxWorkers()} cores; the cpu-parallel backend runs at most one worker per core.`);
+function workerCount(fail: Fail, workers: number): number {
+  if (workers > maxWorkers()) fail('$.workers', `${workers} workers are more than this machine's ${maxWorkers()} cores; the cpu-parallel backend runs at most one worker per core.`);
   return workers;
 }

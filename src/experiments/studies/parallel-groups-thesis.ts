@@ -1,4 +1,5 @@
-import type { JsonFields } from '../json-fields.ts';
+import type { ThesisFile } from './parallel-groups-schema.ts';
+import type { Fail } from './study-file-schema.ts';
 
 /**
  * The thesis' figures, as published (its table "Результаты (1)"): per network (the thesis'
@@ -31,42 +32,30 @@ export interface ThesisHeadline {
 }
 
 /**
- * `$.thesis` of the study file. `names`: the thesis' names of the file's networks; `rowIds`:
+ * `$.thesis` of the study file, as its schema read it (parallel-groups-schema.ts), checked
+ * against the rest of the file. `names`: the thesis' names of the file's networks; `rowIds`:
  * the ids of its rows. A figure for a network or row the file does not run could never be
  * compared, so it is an error, as is a time without its spread.
  */
-export function parseThesis(j: JsonFields, value: unknown, names: readonly string[], rowIds: readonly string[]): ThesisFigures {
-  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-  const positive = (v: unknown, path: string): number => (finite(v) && v > 0 ? v : j.fail(path, 'must be a number > 0.'));
-  const nonNegative = (v: unknown, path: string): number => (finite(v) && v >= 0 ? v : j.fail(path, 'must be a number >= 0.'));
-  const thesis = j.object(value, '$.thesis');
-  j.only(thesis, ['citation', 'device', 'values', 'headline'], '$.thesis');
-  const values: Record<string, Record<string, ThesisCell>> = {};
-  for (const [network, byRow] of Object.entries(j.object(thesis.values, '$.thesis.values'))) {
-    if (!names.includes(network)) j.fail(`$.thesis.values.${network}`, 'names no network of $.networks (their "thesis" field).');
-    values[network] = {};
-    for (const [row, figures] of Object.entries(j.object(byRow, `$.thesis.values.${network}`))) {
+export function checkThesis(fail: Fail, thesis: ThesisFile, names: readonly string[], rowIds: readonly string[]): ThesisFigures {
+  for (const [network, byRow] of Object.entries(thesis.values)) {
+    if (!names.includes(network)) fail(`$.thesis.values.${network}`, 'names no network of $.networks (their "thesis" field).');
+    for (const [row, cell] of Object.entries(byRow)) {
       const path = `$.thesis.values.${network}.${row}`;
-      if (!rowIds.includes(row)) j.fail(path, `"${row}" is not the id of one of $.rows.`);
-      const spec = j.object(figures, path);
-      j.only(spec, ['ms', 'twoSigmaMs', 'mb'], path);
-      if ((spec.ms === undefined) !== (spec.twoSigmaMs === undefined)) j.fail(path, 'ms and twoSigmaMs come together: the thesis gives every time as the mean of its runs ± two standard deviations.');
-      values[network][row] = {
-        ...(spec.ms === undefined ? {} : { ms: positive(spec.ms, `${path}.ms`), twoSigmaMs: nonNegative(spec.twoSigmaMs, `${path}.twoSigmaMs`) }),
-        ...(spec.mb === undefined ? {} : { mb: positive(spec.mb, `${path}.mb`) }),
-      };
+      if (!rowIds.includes(row)) fail(path, `"${row}" is not the id of one of $.rows.`);
+      if ((cell.ms === undefined) !== (cell.twoSigmaMs === undefined)) fail(path, 'ms and twoSigmaMs come together: the thesis gives every time as the mean of its runs ± two standard deviations.');
     }
   }
-  let headline: ThesisHeadline | undefined;
-  if (thesis.headline !== undefined) {
+  const { headline } = thesis;
+  if (headline !== undefined) {
     const path = '$.thesis.headline';
-    const spec = j.object(thesis.headline, path);
-    j.only(spec, ['network', 'row', 'against', 'fasterPercent', 'lessMemoryPercent'], path);
-    const network = j.choice(spec.network, `${path}.network`, names);
-    const row = j.choice(spec.row, `${path}.row`, rowIds);
-    const against = j.choice(spec.against, `${path}.against`, rowIds);
-    if (row === against) j.fail(`${path}.against`, 'must be another row than $.thesis.headline.row.');
-    headline = { network, row, against, fasterPercent: positive(spec.fasterPercent, `${path}.fasterPercent`), lessMemoryPercent: positive(spec.lessMemoryPercent, `${path}.lessMemoryPercent`) };
+    const choice = (value: string, field: string, choices: readonly string[]): void => {
+      if (!choices.includes(value)) fail(`${path}.${field}`, `must be one of ${choices.join(', ')}.`);
+    };
+    choice(headline.network, 'network', names);
+    choice(headline.row, 'row', rowIds);
+    choice(headline.against, 'against', rowIds);
+    if (headline.row === headline.against) fail(`${path}.against`, 'must be another row than $.thesis.headline.row.');
   }
-  return { citation: j.string(thesis.citation, '$.thesis.citation'), device: j.string(thesis.device, '$.thesis.device'), values, ...(headline ? { headline } : {}) };
+  return thesis;
 }

@@ -10,7 +10,7 @@ import { plannedProblem } from '../../graph/lifetimes.ts';
 import type { Schedule } from '../../graph/schedule.ts';
 import { loadSource } from '../../io/source.ts';
 import { findPlanner } from '../../planners/registry.ts';
-import { ExperimentError } from '../config.ts';
+import { ExperimentError } from '../experiment-error.ts';
 import { Progress } from '../progress.ts';
 import type { ResultStore } from '../result-store.ts';
 import { registerStudy, type Study, type StudyRunOptions } from '../study.ts';

@@ -1,6 +1,8 @@
 import { arenaSize } from '../../core/plans.ts';
 import type { Problem } from '../../core/problem.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
+import { operatorBreadths } from '../../core/profiles.ts';
+import { FIGURE_WIDTH_PX, FONT_PX, PANEL_SPACING_PX, paperFigure } from './figure-sizes.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 export type MemoryUnit = 'MiB' | 'KiB' | 'bytes';
 
@@ -23,12 +25,15 @@ function inkOn(fill: string): string {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? '#000000' : '#ffffff';
 }
 
-const PICTURE_WIDTH = 720;
-const PICTURE_HEIGHT = 400;
-const LABEL_FONT_SIZE = 10;
+const PICTURE_HEIGHT = 230;
+/** Room the offset axis (labels and title) takes left of the first panel, for sizing the panels (renderChart fits the rest). */
+const AXIS_ROOM = 62;
+const LINE_COLOUR = '#222';
 
 /** One rectangle of the picture (what the spec's data holds). */
 export interface AllocationRectangle {
+  /** Which panel (the index of its plan in the picture's list). */
+  readonly panel: number;
   /** Index of the record in the problem (input order). */
   readonly index: number;
   readonly id: string;
@@ -48,9 +53,16 @@ export interface AllocationRectangle {
   readonly labelY: number;
 }
 
+/** One plan of the problem, drawn as one panel. */
+export interface PicturePlan {
+  /** What the panel's title calls the plan (the planner's title). */
+  readonly planner: string;
+  readonly offsets: readonly number[];
+}
+
 export interface AllocationPictureOptions {
   readonly title: string;
-  /** Unit of the memory axis; MiB (2^20 bytes) by default. */
+  /** Unit of the address axis; by default the largest in which the highest arena is 1 or more (`unitFor`). */
   readonly unit?: MemoryUnit;
   /** What a rectangle large enough for text shows: the record's index (default), its id, or nothing. */
   readonly labels?: 'index' | 'id' | 'none';
@@ -61,125 +73,163 @@ export function formatAmount(bytes: number, unit: MemoryUnit): string {
   return `${(bytes / UNIT_BYTES[unit]).toFixed(2)} ${unit}`;
 }
 
+/** The largest unit in which `bytes` is 1 or more (MiB for networks, KiB or bytes for small traces). */
+export function unitFor(bytes: number): MemoryUnit {
+  return bytes >= UNIT_BYTES.MiB ? 'MiB' : bytes >= UNIT_BYTES.KiB ? 'KiB' : 'bytes';
+}
+
 /**
- * Time against memory, as the paper's Figures 3-6 draw a plan: one rectangle per
- * record over operators [first, last + 1) and bytes [offset, offset + size), in a
- * repeating categorical palette with thin white edges, and a dashed rule at the top
- * of the arena labelled with the footprint. Records of size 0 occupy no memory and
- * are not drawn.
+ * Live bytes at each operator (the sum of the sizes of the records live there) as the
+ * corners of a step line: a point where the value changes, and one at the end of time.
  */
-export function allocationPictureSpec(problem: Problem, offsets: readonly number[], options: AllocationPictureOptions): VegaLiteSpec {
-  const { records, operatorCount } = problem;
-  if (offsets.length !== records.length) {
-    throw new Error(`allocation picture of ${problem.name}: ${offsets.length} offsets for ${records.length} records.`);
+export function liveBytesSteps(problem: Problem): { operator: number; bytes: number }[] {
+  const breadths = operatorBreadths(problem);
+  const steps: { operator: number; bytes: number }[] = [];
+  breadths.forEach((bytes, operator) => {
+    if (steps.length === 0 || steps[steps.length - 1].bytes !== bytes) steps.push({ operator, bytes });
+  });
+  steps.push({ operator: Math.max(1, problem.operatorCount), bytes: steps.length > 0 ? steps[steps.length - 1].bytes : 0 });
+  return steps;
+}
+
+function checkOffsets(problem: Problem, plan: PicturePlan): void {
+  const { records } = problem;
+  if (plan.offsets.length !== records.length) {
+    throw new Error(`allocation picture of ${problem.name} (${plan.planner}): ${plan.offsets.length} offsets for ${records.length} records.`);
   }
-  offsets.forEach((offset, i) => {
+  plan.offsets.forEach((offset, i) => {
     if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new Error(`allocation picture of ${problem.name}: record ${i} (id ${JSON.stringify(records[i].id)}) has offset ${offset}; offsets are whole numbers of bytes >= 0.`);
+      throw new Error(`allocation picture of ${problem.name} (${plan.planner}): record ${i} (id ${JSON.stringify(records[i].id)}) has offset ${offset}; offsets are whole numbers of bytes >= 0.`);
     }
   });
-  const unit = options.unit ?? 'MiB';
+}
+
+/**
+ * Time against address, as the paper's Figures 3-6 draw a plan, one panel per plan side by
+ * side on one address axis: a rectangle per record over operators [first, last + 1) and
+ * bytes [offset, offset + size) in a repeating categorical palette; the live bytes at each
+ * operator as a step line (what any plan must hold at once, so the gap above it is what the
+ * plan wastes); the lower bound, the peak of that line, dotted; the plan's footprint (the
+ * top of its arena) dashed. Records of size 0 occupy no memory and are not drawn. A
+ * two-column figure.
+ */
+export function allocationPictureSpec(problem: Problem, plans: readonly PicturePlan[], options: AllocationPictureOptions): VegaLiteSpec {
+  if (plans.length === 0) throw new Error(`allocation picture of ${problem.name}: no plan to draw.`);
+  plans.forEach((plan) => checkOffsets(problem, plan));
+  const { records, operatorCount } = problem;
+  const steps = liveBytesSteps(problem);
+  const bound = Math.max(0, ...steps.map((s) => s.bytes));
+  const footprints = plans.map((plan) => arenaSize(problem, plan.offsets));
+  const unit = options.unit ?? unitFor(Math.max(bound, ...footprints));
   const scale = UNIT_BYTES[unit];
-  const footprint = arenaSize(problem, offsets);
-  // Room above the arena for the footprint's label.
-  const top = footprint > 0 ? (footprint * 1.08) / scale : 1;
-  const pixelsPerOperator = PICTURE_WIDTH / Math.max(1, operatorCount);
+  // Room above the highest arena for the footprint's label.
+  const top = Math.max(bound, ...footprints) > 0 ? (Math.max(bound, ...footprints) * 1.12) / scale : 1;
+  const panelWidth = Math.floor((FIGURE_WIDTH_PX['two-column'] - AXIS_ROOM - (plans.length - 1) * PANEL_SPACING_PX) / plans.length);
+  const pixelsPerOperator = panelWidth / Math.max(1, operatorCount);
   const pixelsPerUnit = PICTURE_HEIGHT / top;
   const labels = options.labels ?? 'index';
 
-  const rectangles: AllocationRectangle[] = [];
-  records.forEach((record, index) => {
-    if (record.size === 0) return;
-    const y = offsets[index] / scale;
-    const y2 = (offsets[index] + record.size) / scale;
-    const fill = PALETTE[index % PALETTE.length];
-    const text = labels === 'none' ? '' : labels === 'id' ? record.id : String(index);
-    // DejaVu Sans is about 0.64 em a character; keep 2 px of margin on each side.
-    const fits = text.length * 0.64 * LABEL_FONT_SIZE + 4 <= (record.last + 1 - record.first) * pixelsPerOperator && LABEL_FONT_SIZE + 2 <= (y2 - y) * pixelsPerUnit;
-    rectangles.push({
-      index,
-      id: record.id,
-      size: record.size,
-      x: record.first,
-      x2: record.last + 1,
-      y,
-      y2,
-      fill,
-      label: fits ? text : '',
-      labelColor: inkOn(fill),
-      labelX: (record.first + record.last + 1) / 2,
-      labelY: (y + y2) / 2,
-    });
-  });
+  const rectangles: AllocationRectangle[] = plans.flatMap((plan, panel) =>
+    records.flatMap((record, index): AllocationRectangle[] => {
+      if (record.size === 0) return [];
+      const y = plan.offsets[index] / scale;
+      const y2 = (plan.offsets[index] + record.size) / scale;
+      const fill = PALETTE[index % PALETTE.length];
+      const text = labels === 'none' ? '' : labels === 'id' ? record.id : String(index);
+      // DejaVu Sans is about 0.64 em a character; keep 4 px of margin on each side.
+      const fits = text.length * 0.64 * FONT_PX.text + 8 <= (record.last + 1 - record.first) * pixelsPerOperator && FONT_PX.text + 2 <= (y2 - y) * pixelsPerUnit;
+      return [
+        {
+          panel,
+          index,
+          id: record.id,
+          size: record.size,
+          x: record.first,
+          x2: record.last + 1,
+          y,
+          y2,
+          fill,
+          label: fits ? text : '',
+          labelColor: inkOn(fill),
+          labelX: (record.first + record.last + 1) / 2,
+          labelY: (y + y2) / 2,
+        },
+      ];
+    }),
+  );
 
-  const footprintLabel = `footprint ${formatAmount(footprint, unit)}`;
-  const edge = rectangles.length > 300 ? 0.25 : 0.75;
+  const edge = rectangles.length > 300 * plans.length ? 0.25 : 0.6;
+  const x = {
+    type: 'quantitative',
+    scale: { domain: [0, Math.max(1, operatorCount)], nice: false, zero: true },
+    axis: { title: 'operator (execution order)', tickMinStep: 1, format: 'd', grid: false },
+  };
+  const addressAxis = { title: `address (${unit})`, grid: true, gridColor: '#eee', format: unit === 'bytes' ? ',d' : '~r' };
+  const panel = (plan: PicturePlan, k: number) => {
+    const y = { type: 'quantitative', scale: { domain: [0, top], nice: false, zero: true }, axis: k === 0 ? addressAxis : { title: null, labels: false, ticks: false, grid: true, gridColor: '#eee' } };
+    const ratio = bound > 0 ? `, ${(footprints[k] / bound).toFixed(2)}x the bound` : '';
+    return {
+      title: { text: `${plan.planner}: ${formatAmount(footprints[k], unit)}${ratio}`, fontSize: FONT_PX.heading, anchor: 'start', offset: 4 },
+      width: panelWidth,
+      height: PICTURE_HEIGHT,
+      layer: [
+        {
+          data: { values: rectangles.filter((r) => r.panel === k).map((r) => ({ ...r })) },
+          layer: [
+            {
+              // aria: false: a screen reader gains nothing from hundreds of coordinate lists.
+              mark: { type: 'rect', stroke: 'white', strokeWidth: edge, aria: false },
+              encoding: { x: { field: 'x', ...x }, x2: { field: 'x2' }, y: { field: 'y', ...y }, y2: { field: 'y2' }, fill: { field: 'fill', type: 'nominal', scale: null, legend: null } },
+            },
+            {
+              transform: [{ filter: "datum.label !== ''" }],
+              mark: { type: 'text', align: 'center', baseline: 'middle', fontSize: FONT_PX.text, aria: false },
+              encoding: {
+                x: { field: 'labelX', ...x },
+                y: { field: 'labelY', ...y },
+                text: { field: 'label', type: 'nominal' },
+                color: { field: 'labelColor', type: 'nominal', scale: null, legend: null },
+              },
+            },
+          ],
+        },
+        {
+          data: { values: steps.map((s) => ({ operator: s.operator, live: s.bytes / scale })) },
+          mark: { type: 'line', interpolate: 'step-after', color: LINE_COLOUR, strokeWidth: 1.25 },
+          encoding: { x: { field: 'operator', ...x }, y: { field: 'live', ...y } },
+        },
+        {
+          data: { values: [{ at: bound / scale, label: `lower bound ${formatAmount(bound, unit)}` }] },
+          layer: [
+            { mark: { type: 'rule', color: LINE_COLOUR, strokeDash: [1.5, 2], strokeWidth: 1.25 }, encoding: { y: { field: 'at', ...y } } },
+            {
+              mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 3, fontSize: FONT_PX.text, color: LINE_COLOUR },
+              encoding: { x: { value: 0 }, y: { field: 'at', ...y }, text: { field: 'label', type: 'nominal' } },
+            },
+          ],
+        },
+        {
+          data: { values: [{ at: footprints[k] / scale, label: `footprint ${formatAmount(footprints[k], unit)}` }] },
+          layer: [
+            { mark: { type: 'rule', color: LINE_COLOUR, strokeDash: [6, 4], strokeWidth: 1.25 }, encoding: { y: { field: 'at', ...y } } },
+            {
+              mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -3, dy: -3, fontSize: FONT_PX.text, color: LINE_COLOUR },
+              encoding: { x: { value: 'width' }, y: { field: 'at', ...y }, text: { field: 'label', type: 'nominal' } },
+            },
+          ],
+        },
+      ],
+    };
+  };
+
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: {
       text: options.title,
-      subtitle: `${problem.name}: ${records.length} tensors over ${operatorCount} operators`,
-      fontSize: 15,
-      subtitleFontSize: 11,
-      subtitleColor: '#444',
-      anchor: 'start',
-      offset: 10,
+      subtitle: `${records.length} tensors over ${operatorCount} operators. Rectangles: tensors at their addresses over their lifetimes; solid line: live bytes; dotted: the lower bound (their peak); dashed: the plan's footprint.`,
     },
-    width: PICTURE_WIDTH,
-    height: PICTURE_HEIGHT,
-    data: { values: rectangles.map((r) => ({ ...r })) },
-    encoding: {
-      x: {
-        type: 'quantitative',
-        scale: { domain: [0, Math.max(1, operatorCount)], nice: false, zero: true },
-        axis: { title: 'operator (execution order)', tickMinStep: 1, format: 'd', grid: false },
-      },
-      y: {
-        type: 'quantitative',
-        scale: { domain: [0, top], nice: false, zero: true },
-        axis: { title: `offset (${unit})`, grid: true, gridColor: '#eee', format: unit === 'bytes' ? ',d' : '~r' },
-      },
-    },
-    layer: [
-      {
-        // aria: false: a screen reader gains nothing from hundreds of coordinate lists.
-        mark: { type: 'rect', stroke: 'white', strokeWidth: edge, aria: false },
-        encoding: {
-          x: { field: 'x', type: 'quantitative' },
-          x2: { field: 'x2' },
-          y: { field: 'y', type: 'quantitative' },
-          y2: { field: 'y2' },
-          fill: { field: 'fill', type: 'nominal', scale: null, legend: null },
-        },
-      },
-      {
-        transform: [{ filter: "datum.label !== ''" }],
-        mark: { type: 'text', align: 'center', baseline: 'middle', fontSize: LABEL_FONT_SIZE, aria: false },
-        encoding: {
-          x: { field: 'labelX', type: 'quantitative' },
-          y: { field: 'labelY', type: 'quantitative' },
-          text: { field: 'label', type: 'nominal' },
-          color: { field: 'labelColor', type: 'nominal', scale: null, legend: null },
-        },
-      },
-      {
-        data: { values: [{ top: footprint / scale, label: footprintLabel }] },
-        layer: [
-          {
-            mark: { type: 'rule', color: '#222', strokeDash: [6, 4], strokeWidth: 1.5 },
-            encoding: { y: { field: 'top', type: 'quantitative' } },
-          },
-          {
-            mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -4, dy: -3, fontSize: 12, color: '#222' },
-            encoding: {
-              x: { value: 'width' },
-              y: { field: 'top', type: 'quantitative' },
-              text: { field: 'label', type: 'nominal' },
-            },
-          },
-        ],
-      },
-    ],
-    config: { view: { stroke: '#888' }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+    // Every panel has the same domains (one address axis, one time axis), so that heights compare.
+    hconcat: plans.map(panel),
+    ...paperFigure('two-column', { view: { stroke: '#888' } }),
   } as VegaLiteSpec;
 }

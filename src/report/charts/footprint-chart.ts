@@ -1,5 +1,7 @@
 import type { CellResult } from '../../experiments/result.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
+import { logTicks, ratioAxisEnd, ratioTicks } from './axis-values.ts';
+import { paperFigure, wrappedLabelExpr } from './figure-sizes.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 /** One bar of the footprint chart (what the spec's data holds). */
 export interface FootprintBar {
@@ -62,68 +64,97 @@ export function footprintBars(results: readonly CellResult[]): FootprintBar[] {
   return [...bars.values()];
 }
 
+/** Over this many times the bound on every network: left out of a chart, with a note, so that the others are not squashed. */
+export const FAR_FROM_BOUND = 1.5;
+
 /**
- * Grouped bars: for each network (in the order the results list them) one bar per
- * planner (same), height footprint / lower bound, with a rule at 1.0 labelled
- * "lower bound". Static: no tooltips, no interaction.
+ * The planners whose every ratio is over `FAR_FROM_BOUND` (naive, equality), in order of
+ * first appearance; none where that would leave nothing to draw.
+ */
+export function farPlanners(rows: readonly { planner: string; ratio: number }[]): string[] {
+  const planners = firstSeen(rows.map((r) => r.planner));
+  const far = planners.filter((p) => rows.every((r) => r.planner !== p || r.ratio > FAR_FROM_BOUND));
+  return far.length === planners.length ? [] : far;
+}
+
+/** "Naive (3.99-7.97x)": a planner's range of ratios, for the note that says it is left out. */
+export function ratioRange(planner: string, ratios: readonly number[]): string {
+  const low = Math.min(...ratios).toFixed(2);
+  const high = Math.max(...ratios).toFixed(2);
+  return `${planner} (${low === high ? low : `${low}-${high}`}x)`;
+}
+
+/** Ratios above this are drawn on a log axis: the bars from 1.0 would span more than a decade. */
+const LOG_ABOVE = 10;
+
+/**
+ * Grouped bars: for each network (in the order the results list them) one bar per planner
+ * (same), rising from the lower bound (1.0, a dashed rule) to footprint / lower bound,
+ * with a tick at its top (a planner at the bound is a tick on the rule). Planners
+ * over 1.5x the bound on every network (naive, equality) are left out, named with their
+ * ranges in the subtitle; the rest on a linear axis, or a log one where they still reach
+ * past 10x. A two-column figure. Static: no tooltips, no interaction.
  */
 export function footprintChartSpec(results: readonly CellResult[], options: { title: string }): VegaLiteSpec {
-  const bars = footprintBars(results);
-  if (bars.length === 0) throw new Error('footprint chart: there are no results to draw.');
+  const all = footprintBars(results);
+  if (all.length === 0) throw new Error('footprint chart: there are no results to draw.');
+  const far = farPlanners(all);
+  const bars = all.filter((b) => !far.includes(b.planner));
   const networks = firstSeen(bars.map((b) => b.network));
   const planners = firstSeen(bars.map((b) => b.planner));
-  const top = Math.max(1, ...bars.map((b) => b.ratio));
-  const barWidth = planners.length <= 4 ? 18 : planners.length <= 8 ? 13 : 9;
+  const highest = Math.max(1, ...bars.map((b) => b.ratio));
+  const log = highest > LOG_ABOVE;
+  const top = log ? highest * 1.05 : ratioAxisEnd(highest);
+  const subtitle = [
+    'Bars rise from the lower bound (1.00, dashed); a planner at the bound is a tick on it.',
+    ...(far.length > 0
+      ? [
+          `Left out, over ${FAR_FROM_BOUND}x the bound on every network (the table has them): ${far
+            .map((p) =>
+              ratioRange(
+                p,
+                all.filter((b) => b.planner === p).map((b) => b.ratio),
+              ),
+            )
+            .join(', ')}.`,
+        ]
+      : []),
+  ];
+  const scale = log ? { type: 'log', domain: [1, top], nice: false } : { domain: [1, top], nice: false, zero: false };
+  const axis = { title: `footprint / lower bound${log ? ' (log scale)' : ''}`, format: log ? '~g' : '.2f', values: log ? logTicks(1, top) : ratioTicks(top), grid: true };
+  const x = {
+    field: 'network',
+    type: 'nominal',
+    sort: networks,
+    scale: { domain: networks, paddingInner: 0.2, paddingOuter: 0.1 },
+    axis: { title: null, labelAngle: 0, ticks: false, domain: true, ...labelWrap(networks) },
+  };
+  const xOffset = { field: 'planner', type: 'nominal', sort: planners, scale: { domain: planners, paddingInner: 0.08 } };
+  const color = {
+    field: 'planner',
+    type: 'nominal',
+    sort: planners,
+    scale: { domain: planners, scheme: plannerScheme(planners.length) },
+    legend: { title: null, orient: 'bottom', direction: 'horizontal', columns: Math.min(planners.length, 3), symbolType: 'square', columnPadding: 12, ...labelWrap(planners) },
+  };
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, fontSize: 15, anchor: 'start', offset: 12 },
+    title: { text: options.title, subtitle },
     data: { values: bars.map((b) => ({ ...b })) },
-    width: { step: barWidth, for: 'offset' },
-    height: 280,
-    encoding: {
-      y: {
-        type: 'quantitative',
-        scale: { domain: [0, Math.ceil(top * 10) / 10 + 0.1], nice: false, zero: true },
-        axis: { title: 'footprint / lower bound', format: '.1f', tickCount: 8, grid: true },
-      },
-    },
+    width: { step: planners.length <= 4 ? 16 : planners.length <= 8 ? 12 : 8, for: 'offset' },
+    height: 190,
+    encoding: { y: { type: 'quantitative', scale, axis } },
     layer: [
-      {
-        mark: { type: 'bar', stroke: 'white', strokeWidth: 0.5 },
-        encoding: {
-          x: {
-            field: 'network',
-            type: 'nominal',
-            sort: networks,
-            scale: { domain: networks, paddingInner: 0.25, paddingOuter: 0.15 },
-            axis: { title: null, labelAngle: 0, labelFontSize: 12, labelLimit: 160, ticks: false, domain: true },
-          },
-          xOffset: { field: 'planner', type: 'nominal', sort: planners, scale: { domain: planners, paddingInner: 0.05 } },
-          y: { field: 'ratio', type: 'quantitative' },
-          color: {
-            field: 'planner',
-            type: 'nominal',
-            sort: planners,
-            scale: { domain: planners, scheme: plannerScheme(planners.length) },
-            legend: { title: 'planner', orient: 'bottom', direction: 'horizontal', columns: Math.min(planners.length, 3), labelFontSize: 12, titleFontSize: 12, symbolType: 'square', labelLimit: 260 },
-          },
-        },
-      },
-      {
-        data: { values: [{ bound: 1 }] },
-        mark: { type: 'rule', color: '#333', strokeDash: [6, 4], strokeWidth: 1.5 },
-        encoding: { y: { field: 'bound', type: 'quantitative' } },
-      },
-      {
-        data: { values: [{ bound: 1, label: 'lower bound' }] },
-        mark: { type: 'text', align: 'left', baseline: 'middle', dx: 5, fontSize: 11, color: '#333' },
-        encoding: {
-          x: { value: 'width' },
-          y: { field: 'bound', type: 'quantitative' },
-          text: { field: 'label', type: 'nominal' },
-        },
-      },
+      { mark: { type: 'bar' }, encoding: { x, xOffset, y: { field: 'ratio', type: 'quantitative' }, y2: { datum: 1 }, color } },
+      { mark: { type: 'tick', thickness: 1.5, color: '#222' }, encoding: { x, xOffset, y: { field: 'ratio', type: 'quantitative' } } },
+      { data: { values: [{ bound: 1 }] }, mark: { type: 'rule', color: '#333', strokeDash: [6, 4], strokeWidth: 1 }, encoding: { y: { field: 'bound', type: 'quantitative' } } },
     ],
-    config: { view: { stroke: null }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+    ...paperFigure('two-column', { view: { stroke: null } }),
   } as VegaLiteSpec;
+}
+
+/** A `labelExpr` that wraps the long ones of `labels`, where any is long. */
+function labelWrap(labels: readonly string[]): { labelExpr?: string } {
+  const expr = wrappedLabelExpr(labels);
+  return expr ? { labelExpr: expr } : {};
 }

@@ -1,12 +1,13 @@
 import type { GemmCell, GemmGrid } from '../../experiments/studies/gemm-tiling.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
+import { paperFigure } from './figure-sizes.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 /**
  * One of the GEMM study's figures on one storage, as two panels side by side: time and
  * measured peak (over the baseline) against the tile size (Figure 2: the grid's row at its
  * budget) or the budget (Figure 3: its column at one tile, log axis), one line per
  * scheduler through the medians, a bar for each median's 95% interval; the dashed line in
- * the time panel is the time spent waiting for I/O.
+ * the time panel is the time spent waiting for I/O. A two-column figure.
  */
 export function gemmChartSpec(cells: readonly GemmCell[], grid: GemmGrid, storage: string, figure: 2 | 3, options: { title: string }): VegaLiteSpec {
   const own = cells.filter((c) => c.storage === storage && (figure === 2 ? c.budget === grid.figure2Budget : c.tile === grid.figure3Tile));
@@ -30,8 +31,8 @@ export function gemmChartSpec(cells: readonly GemmCell[], grid: GemmGrid, storag
   // its dash legend and draw its symbols unstroked.
   const panel = (measure: string) => ({
     transform: [{ filter: { field: 'measure', equal: measure } }],
-    width: 300,
-    height: 220,
+    width: 260,
+    height: 180,
     layer: [
       {
         mark: { type: 'line' },
@@ -59,9 +60,9 @@ export function gemmChartSpec(cells: readonly GemmCell[], grid: GemmGrid, storag
   });
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, fontSize: 15, anchor: 'start', offset: 12 },
+    title: { text: options.title },
     data: { values: rows },
     hconcat: [panel('time (s)'), panel('peak over baseline (MiB)')],
-    config: { view: { stroke: '#ddd' }, axis: { labelFontSize: 11, titleFontSize: 12 } },
+    ...paperFigure('two-column', { view: { stroke: '#ddd' } }),
   } as VegaLiteSpec;
 }

@@ -1,5 +1,6 @@
 import type { GroupsCell } from '../../experiments/studies/parallel-groups.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
+import { paperFigure } from './figure-sizes.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 const MIB = 2 ** 20;
 
@@ -14,7 +15,8 @@ export interface SweepSeries {
  * Memory and latency against the number of groups per layer, a row per network (scales of
  * their own: the networks share none): left the planned intermediates (with the lower bound
  * under each schedule, dashed), right the median latency with its 95% interval; the
- * sequential plan as a grey rule in both, for what the groups cost or save against it.
+ * sequential plan as a grey rule in both, for what the groups cost or save against it. A
+ * two-column figure.
  */
 export function groupsSweepChartSpec(series: readonly SweepSeries[], options: { title: string }): VegaLiteSpec {
   const values = series.flatMap(({ network, points }) =>
@@ -49,12 +51,12 @@ export function groupsSweepChartSpec(series: readonly SweepSeries[], options: { 
       hconcat: [
         {
           width: 240,
-          height: 160,
+          height: 140,
           layer: [
             {
               transform: swept,
               mark: { type: 'line', point: { color: '#4c78a8' }, color: '#4c78a8' },
-              encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'planned intermediates (MiB)', scale: { zero: true } } },
+              encoding: { x, y: { field: 'planned', type: 'quantitative', title: 'intermediates (MiB)', scale: { zero: true } } },
             },
             { transform: swept, mark: { type: 'line', color: '#4c78a8', strokeDash: [5, 3], opacity: 0.6 }, encoding: { x, y: { field: 'bound', type: 'quantitative' } } },
             rule('plannedRule'),
@@ -62,13 +64,13 @@ export function groupsSweepChartSpec(series: readonly SweepSeries[], options: { 
         },
         {
           width: 240,
-          height: 160,
+          height: 140,
           layer: [
             { transform: swept, mark: { type: 'rule', color: '#f58518' }, encoding: { x, y: { field: 'low', type: 'quantitative' }, y2: { field: 'high' } } },
             {
               transform: swept,
               mark: { type: 'line', point: { color: '#f58518' }, color: '#f58518' },
-              encoding: { x, y: { field: 'median', type: 'quantitative', title: 'latency, median (ms)', scale: { zero: false } } },
+              encoding: { x, y: { field: 'median', type: 'quantitative', title: 'median latency (ms)', scale: { zero: false } } },
             },
             rule('medianRule'),
           ],
@@ -78,8 +80,13 @@ export function groupsSweepChartSpec(series: readonly SweepSeries[], options: { 
   };
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, subtitle: 'dashed: the lower bound under each schedule; grey dotted: the sequential plan (memory minimization); bars: 95% interval of the median', anchor: 'start' },
+    title: {
+      text: options.title,
+      subtitle:
+        'Left: the planned intermediates, dashed: the lower bound under each schedule; right: the median latency, bars: its 95% interval; grey dotted: the sequential plan (memory minimization).',
+    },
     data: { values: [...values, ...rules] },
     vconcat: drawn.map((s) => row(s.network)),
+    ...paperFigure('two-column'),
   } as VegaLiteSpec;
 }

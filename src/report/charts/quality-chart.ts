@@ -2,8 +2,10 @@ import { geometricMean } from 'simple-statistics';
 import type { Approach } from '../../core/plans.ts';
 import type { CellResult } from '../../experiments/result.ts';
 import { firstSeen, plannerScheme } from './footprint-chart.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
-import { logTicks, SHAPES } from './scaling-chart.ts';
+import { logTicks, RATIO_CAPS, ratioTicks } from './axis-values.ts';
+import { FONT_PX, paperFigure } from './figure-sizes.ts';
+import { SHAPES } from './scaling-chart.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 /** One planner on one instance: how long it planned and how close it came to the best bound. */
 export interface QualityPoint {
@@ -137,9 +139,6 @@ export function qualityData(results: readonly CellResult[], approach?: Approach)
   };
 }
 
-/** Where the ratio axis may end: values its ticks (ratioTicks) land on. */
-const RATIO_CAPS = [1.05, 1.1, 1.2, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7, 9, 13, 21, 51, 101];
-
 /**
  * The top of the ratio axis. A few very poor plans (7x the bound) would squeeze every
  * good one (1.0 to 1.1) into the bottom rows, so the axis ends at the smallest cap that
@@ -153,15 +152,6 @@ export function ratioAxisTop(ratios: readonly number[], means: readonly number[]
   const meanTop = Math.max(1, ...means);
   const cap = RATIO_CAPS.find((c) => c >= meanTop && ratios.filter((r) => r <= c).length >= 0.9 * ratios.length);
   return cap === undefined || cap >= tight ? { top: tight, capped: false } : { top: cap, capped: true };
-}
-
-/** Axis values for the ratio: 1 and then steps that give at most six intervals (every cap is one). */
-export function ratioTicks(top: number): number[] {
-  const steps = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20];
-  const step = steps.find((s) => (top - 1) / s <= 6 + 1e-9) ?? 50;
-  const ticks: number[] = [];
-  for (let k = 0; 1 + k * step <= top + 1e-9; k++) ticks.push(Number((1 + k * step).toFixed(2)));
-  return ticks;
 }
 
 /** The subtitle, a line per thought, each about as wide as the plot. */
@@ -186,7 +176,8 @@ function formatMs(ms: number): string {
  * Solution quality against planning time: one point per (instance, planner) at (median
  * planning time on a log axis, footprint over the instance's best proven lower bound on
  * a linear axis from 1), colour and shape per planner, and per planner a larger outlined
- * marker at its geometric means. Lower-left is better. Static and deterministic.
+ * marker at its geometric means. Lower-left is better. A two-column figure. Static and
+ * deterministic.
  */
 export function qualityChartSpec(results: readonly CellResult[], options: QualityChartOptions): VegaLiteSpec {
   const data = qualityData(results, options.approach);
@@ -198,7 +189,7 @@ export function qualityChartSpec(results: readonly CellResult[], options: Qualit
     data.means.map((m) => m.ratio),
   );
   const above = capped ? data.points.filter((p) => p.ratio > yTop).length : 0;
-  const legend = { title: 'planner', orient: 'bottom', direction: 'horizontal', columns: 2, labelFontSize: 12, titleFontSize: 12, labelLimit: 330, symbolSize: 90, columnPadding: 18 };
+  const legend = { title: 'planner', orient: 'bottom', direction: 'horizontal', columns: 2, symbolSize: 70, columnPadding: 14 };
   const color = { field: 'planner', type: 'nominal', sort: planners, scale: { domain: planners, scheme: plannerScheme(planners.length) }, legend };
   const shape = { field: 'planner', type: 'nominal', sort: planners, scale: { domain: planners, range: planners.map((_, i) => SHAPES[i % SHAPES.length]) }, legend };
   const x = {
@@ -227,7 +218,7 @@ export function qualityChartSpec(results: readonly CellResult[], options: Qualit
       { data: { values: [{ timeMs: options.timeLimitMs }] }, mark: { type: 'rule', color: '#666', strokeDash: [6, 4], strokeWidth: 1.25 }, encoding: { x: { field: 'timeMs', type: 'quantitative' } } },
       {
         data: { values: [{ timeMs: options.timeLimitMs, label: 'time limit' }] },
-        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -4, fontSize: 11, color: '#555' },
+        mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -4, fontSize: FONT_PX.text, color: '#555' },
         encoding: { x: { field: 'timeMs', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label', type: 'nominal' } },
       },
     );
@@ -235,21 +226,21 @@ export function qualityChartSpec(results: readonly CellResult[], options: Qualit
   layers.push(
     {
       data: { values: data.points.map((p) => ({ ...p, drawnRatio: Math.min(p.ratio, yTop) })) },
-      mark: { type: 'point', filled: true, size: 55, opacity: 0.7 },
+      mark: { type: 'point', filled: true, size: 40, opacity: 0.7 },
       encoding: { x, y, color, shape },
     },
     {
       data: { values: data.means.map((m) => ({ ...m, drawnRatio: m.ratio })) },
-      mark: { type: 'point', filled: false, size: 420, strokeWidth: 2.75, opacity: 1 },
+      mark: { type: 'point', filled: false, size: 300, strokeWidth: 2.25, opacity: 1 },
       encoding: { x, y, color, shape },
     },
   );
   return {
     $schema: VEGA_LITE_SCHEMA,
-    title: { text: options.title, subtitle: subtitle(data, options.timeLimitMs, above, yTop), fontSize: 15, subtitleFontSize: 11, subtitleColor: '#444', anchor: 'start', offset: 12 },
-    width: 620,
-    height: 400,
+    title: { text: options.title, subtitle: subtitle(data, options.timeLimitMs, above, yTop) },
+    width: 560,
+    height: 300,
     layer: layers,
-    config: { axis: { labelFontSize: 11, titleFontSize: 12 }, view: { stroke: '#888' } },
+    ...paperFigure('two-column', { view: { stroke: '#888' } }),
   } as VegaLiteSpec;
 }

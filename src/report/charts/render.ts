@@ -1,60 +1,19 @@
-import { access, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import { compile } from 'vega-lite';
+import { Resvg } from '@resvg/resvg-js';
 import { writeFileAtomic } from '../../io/atomic-write.ts';
-import { readFontMetrics, type FontMetrics } from './font-metrics.ts';
+import { CHART_FONT, type ChartFonts, loadChartFonts } from './chart-fonts.ts';
+import { fitFigure } from './fit-figure.ts';
+import { svgToPdf } from './pdf.ts';
+import type { VegaLiteSpec } from './vega-lite-spec.ts';
 
-/** A vega-lite specification (what the spec builders return, what `<base>.vl.json` holds). */
-export type VegaLiteSpec = TopLevelSpec;
-
-export const VEGA_LITE_SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
-
-/** The one typeface of every chart: metrics for the layout, glyphs for the PNG. */
-export const CHART_FONT = 'DejaVu Sans';
-export const CHART_FONT_DIR = '/usr/share/fonts/truetype/dejavu';
-const FONT_FILE_NAMES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf' } as const;
-const FONT_PACKAGE = 'fonts-dejavu-core';
+// The fonts and the spec type live in files of their own (fit-figure.ts and pdf.ts need them,
+// and render.ts needs those two: no import circle); callers keep importing them from here.
+export { CHART_FONT, CHART_FONT_DIR, type ChartFonts, loadChartFonts, missingChartFonts } from './chart-fonts.ts';
+export { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 /** PNGs are drawn at twice the SVG's size, so that text stays crisp. */
 export const PNG_SCALE = 2;
-
-export interface ChartFonts {
-  /** Paths of the regular and bold faces. */
-  readonly files: { readonly regular: string; readonly bold: string };
-  readonly regular: FontMetrics;
-  readonly bold: FontMetrics;
-}
-
-/** The font files `loadChartFonts(dir)` needs that are not there (empty when all are). */
-export async function missingChartFonts(dir: string = CHART_FONT_DIR): Promise<string[]> {
-  const missing: string[] = [];
-  for (const name of Object.values(FONT_FILE_NAMES)) {
-    const path = join(dir, name);
-    try {
-      await access(path);
-    } catch {
-      missing.push(path);
-    }
-  }
-  return missing;
-}
-
-/** Reads DejaVu Sans (regular and bold); a clear Error naming the file when one is missing. */
-export async function loadChartFonts(dir: string = CHART_FONT_DIR): Promise<ChartFonts> {
-  const missing = await missingChartFonts(dir);
-  if (missing.length > 0) {
-    throw new Error(`Charts need the font file ${missing.join(' and ')}, which is missing; ` + `install the Debian package ${FONT_PACKAGE} (apt-get install ${FONT_PACKAGE}).`);
-  }
-  const regular = join(dir, FONT_FILE_NAMES.regular);
-  const bold = join(dir, FONT_FILE_NAMES.bold);
-  return {
-    files: { regular, bold },
-    regular: readFontMetrics(await readFile(regular), regular),
-    bold: readFontMetrics(await readFile(bold), bold),
-  };
-}
 
 /** The spec with every text set in `CHART_FONT` (config.font), the rest of its config kept. */
 export function withChartFont(spec: VegaLiteSpec): VegaLiteSpec {
@@ -223,25 +182,44 @@ export function svgToPng(svg: string, fonts: ChartFonts, scale: number = PNG_SCA
 }
 
 export interface RenderedChart {
-  /** `<base>.vl.json`: the spec as rendered (font set), pretty JSON, for restyling. */
+  /** `<base>.vl.json`: the spec as rendered (font set, fitted to its figure width), pretty JSON, for restyling. */
   readonly spec: string;
   readonly svg: string;
   readonly png: string;
+  /** `<base>.pdf`: the SVG as a vector PDF of the same size (fonts embedded), for a paper. */
+  readonly pdf: string;
+}
+
+/** The title of a spec as one line (the PDF's Title), or '' where it has none. */
+function titleOf(spec: VegaLiteSpec): string {
+  const title = (spec as { title?: unknown }).title;
+  const text = typeof title === 'object' && title !== null && !Array.isArray(title) ? (title as { text?: unknown }).text : title;
+  return (Array.isArray(text) ? text.map(String) : typeof text === 'string' ? [text] : []).join(' ');
 }
 
 /**
- * Renders a chart to `<basePath>.vl.json`, `.svg` and `.png` (2x), each written
- * atomically. The same spec gives byte-identical files on every run. Throws, before
- * writing anything, when the DejaVu fonts are missing.
+ * Renders a chart to `<basePath>.vl.json`, `.svg`, `.png` (2x) and `.pdf`, each written
+ * atomically. A paper figure (`usermeta.figure`, figure-sizes.ts) is first fitted to its
+ * width (one or two columns). The same spec gives byte-identical files on every run.
+ * Throws, before writing anything, when the DejaVu fonts are missing.
  */
 export async function renderChart(spec: VegaLiteSpec, basePath: string, options: { readonly onWarning?: (message: string) => void; readonly fontDir?: string } = {}): Promise<RenderedChart> {
   const fonts = await loadChartFonts(options.fontDir);
-  const styled = withChartFont(spec);
-  const svg = await renderSvg(styled, { fonts, onWarning: options.onWarning });
+  // Fitting renders several times: only the last render's warnings are the chart's.
+  const attempt = async (candidate: VegaLiteSpec) => {
+    const warnings: string[] = [];
+    const svg = await renderSvg(candidate, { fonts, onWarning: (message) => warnings.push(message) });
+    return { svg, warnings };
+  };
+  const { spec: fitted, rendered } = await fitFigure(withChartFont(spec), attempt, fonts);
+  rendered.warnings.forEach(options.onWarning ?? defaultWarning);
+  const { svg } = rendered;
   const png = svgToPng(svg, fonts);
-  const paths: RenderedChart = { spec: `${basePath}.vl.json`, svg: `${basePath}.svg`, png: `${basePath}.png` };
-  await writeFileAtomic(paths.spec, `${JSON.stringify(styled, null, 2)}\n`);
+  const pdf = await svgToPdf(svg, fonts, titleOf(fitted));
+  const paths: RenderedChart = { spec: `${basePath}.vl.json`, svg: `${basePath}.svg`, png: `${basePath}.png`, pdf: `${basePath}.pdf` };
+  await writeFileAtomic(paths.spec, `${JSON.stringify(fitted, null, 2)}\n`);
   await writeFileAtomic(paths.svg, svg);
   await writeFileAtomic(paths.png, png);
+  await writeFileAtomic(paths.pdf, pdf);
   return paths;
 }

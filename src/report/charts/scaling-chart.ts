@@ -1,5 +1,7 @@
+import { logAxisValues } from './axis-values.ts';
 import { firstSeen, plannerScheme } from './footprint-chart.ts';
-import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './render.ts';
+import { paperFigure, wrappedLabelExpr } from './figure-sizes.ts';
+import { VEGA_LITE_SCHEMA, type VegaLiteSpec } from './vega-lite-spec.ts';
 
 /** One measured planner run: its median planning time on a problem of `records` records. */
 export interface ScalingPoint {
@@ -13,37 +15,11 @@ export interface ScalingPoint {
 export const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down', 'triangle-left', 'triangle-right', 'wedge', 'arrow'];
 
 /**
- * Axis values for a log scale over the data's [min, max]: powers of ten, with 2 and 5
- * times them where the data spans less than two decades, every multiple where it spans
- * less than one (vega's own log ticks label every power and grid every multiple, which
- * crowds the picture). Only values inside [min, max], which the padded scale shows.
- */
-export function logTicks(min: number, max: number): number[] {
-  const span = Math.log10(max / min);
-  const multiples = span >= 2 ? [1] : span >= 0.7 ? [1, 2, 5] : [1, 2, 3, 4, 5, 6, 7, 8, 9];
-  const ticks: number[] = [];
-  for (let exponent = Math.floor(Math.log10(min)); exponent <= Math.ceil(Math.log10(max)); exponent++) {
-    for (const multiple of multiples) {
-      // Through a string, so that 0.1 * 3 style noise never reaches a label.
-      const value = Number(`${multiple}e${exponent}`);
-      if (value >= min * (1 - 1e-9) && value <= max * (1 + 1e-9)) ticks.push(value);
-    }
-  }
-  return ticks;
-}
-
-/** Explicit axis values where there are at least two, else vega's own. */
-function logAxisValues(values: readonly number[]): { values?: number[] } {
-  const ticks = logTicks(Math.min(...values), Math.max(...values));
-  return ticks.length >= 2 ? { values: ticks } : {};
-}
-
-/**
  * Log-log planning time (median ms) against problem size (records): one line with
  * points per planner, in the order the points list the planners. Colour and shape
  * both tell the planners apart. A log scale cannot show 0: points with a median of
  * 0 ms (below the timer's resolution) or with no records are left out, and the
- * subtitle says how many.
+ * subtitle says how many. A one-column figure.
  */
 export function scalingChartSpec(points: readonly ScalingPoint[], options: { title: string }): VegaLiteSpec {
   points.forEach((point, i) => {
@@ -57,20 +33,18 @@ export function scalingChartSpec(points: readonly ScalingPoint[], options: { tit
   const left = points.length - drawn.length;
   const recordCounts = drawn.map((point) => point.records);
   const medians = drawn.map((point) => point.medianMs);
-  const legend = { title: 'planner', labelFontSize: 12, titleFontSize: 12, labelLimit: 260, symbolSize: 80 };
+  const labelExpr = wrappedLabelExpr(planners);
+  const legend = { title: 'planner', orient: 'bottom', direction: 'vertical', symbolSize: 50, ...(labelExpr ? { labelExpr } : {}) };
   return {
     $schema: VEGA_LITE_SCHEMA,
     title: {
       text: options.title,
       ...(left > 0 ? { subtitle: `${left} point${left === 1 ? '' : 's'} at 0 ms (below the timer's resolution) not shown` } : {}),
-      fontSize: 15,
-      anchor: 'start',
-      offset: 10,
     },
-    width: 520,
-    height: 360,
+    width: 240,
+    height: 220,
     data: { values: drawn.map((point) => ({ planner: point.planner, records: point.records, medianMs: point.medianMs, instance: point.instance })) },
-    mark: { type: 'line', point: { filled: true, size: 60 }, strokeWidth: 1.75 },
+    mark: { type: 'line', point: { filled: true, size: 40 }, strokeWidth: 1.5 },
     encoding: {
       x: {
         field: 'records',
@@ -112,6 +86,6 @@ export function scalingChartSpec(points: readonly ScalingPoint[], options: { tit
       },
       order: { field: 'records', type: 'quantitative' },
     },
-    config: { axis: { labelFontSize: 11, titleFontSize: 12 }, view: { stroke: '#888' } },
+    ...paperFigure('one-column', { view: { stroke: '#888' } }),
   } as VegaLiteSpec;
 }

@@ -194,7 +194,7 @@ async function reportFlexnnBudget(dir: string, info: Record<string, unknown>): P
       ),
       chart,
     );
-    files.push(`${chart}.svg`, `${chart}.png`, `${chart}.vl.json`);
+    files.push(`${chart}.svg`, `${chart}.png`, `${chart}.pdf`, `${chart}.vl.json`);
   }
   const networks = [...new Set(cells.map((c) => c.network))];
   const machine = info.machine as { cpu?: string; cores?: number } | undefined;

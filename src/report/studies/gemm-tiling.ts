@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ExperimentError } from '../../experiments/config.ts';
+import { ExperimentError } from '../../experiments/experiment-error.ts';
 import { ResultStore } from '../../experiments/result-store.ts';
 import type { GemmCell, GemmGrid, GemmPeerCell, GemmTilingConfig } from '../../experiments/studies/gemm-tiling.ts';
 import { formatByteSize } from '../../io/byte-size.ts';
@@ -44,7 +44,7 @@ async function reportGemmTiling(dir: string, info: Record<string, unknown>): Pro
           ? `Figure 2 analogue: tile sizes at ${formatByteSize(grid.figure2Budget)} (n = ${grid.n}, ${storage.id})`
           : `Figure 3 analogue: budgets at tile ${grid.figure3Tile} (n = ${grid.n}, ${storage.id})`;
       await renderChart(gemmChartSpec(cells, grid, storage.id, figure, { title }), base);
-      files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
+      files.push(`${base}.svg`, `${base}.png`, `${base}.pdf`, `${base}.vl.json`);
       part.push(
         figure === 2
           ? `### Figure 2 analogue: tile sizes at ${formatByteSize(grid.figure2Budget)} (the tile equal to n is the untiled GEMM)`

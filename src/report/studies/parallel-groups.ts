@@ -74,7 +74,7 @@ async function reportParallelGroups(dir: string, info: Record<string, unknown>):
   if (series.some((s) => s.points.some((p) => p.cell.report !== undefined))) {
     const base = join(out, 'parallel-groups-sweep');
     await renderChart(groupsSweepChartSpec(series, { title: 'Memory and latency against groups per layer' }), base);
-    files.push(`${base}.svg`, `${base}.png`, `${base}.vl.json`);
+    files.push(`${base}.svg`, `${base}.png`, `${base}.pdf`, `${base}.vl.json`);
     const sweepFindings = swept.flatMap((network) => sweepFinding(config, cells, network) ?? []);
     sections.push('', `## Groups per layer (${config.sweep.groups.join(', ')})`, '', sweepMarkdown(config, cells), '', '![groups sweep](parallel-groups-sweep.png)');
     if (sweepFindings.length > 0) sections.push('', findingsMarkdown(sweepFindings));
@@ -104,7 +104,7 @@ async function reportParallelGroups(dir: string, info: Record<string, unknown>):
 
 /** How the findings are decided (groups-verdicts.ts), said once. */
 const HOW_DECIDED =
-  "Their phone GPU and our CPU share no scale, so only the relations between rows of one network are compared. Times are intervals: the thesis' mean ± 2σ (it gives no run count, so the spread of its runs is the only interval it has), our 95% interval of the median; " +
+  "Their phone GPU and our CPU share no scale, so only the relations between rows of one network are compared. Times are intervals: the thesis' mean ± 2σ (it gives no run count, so the spread of its runs is the only interval it has), our 95% interval of the median (our mean ± 2σ is printed beside the thesis' for reading, not for deciding: a mean follows the odd slow run); " +
   "a ratio's interval runs from the lowest to the highest quotient of the two. Where the thesis' intervals are apart it shows a difference: ours **holds** when it goes the same way with a ratio interval meeting the thesis', *holds in direction* when it goes the same way further or less far, " +
   "**does not hold** when it goes the other way, and is *inconclusive* when our intervals overlap. Where the thesis' intervals overlap it shows no difference: ours holds when our whole ratio interval lies within the thesis', does not hold when the two ratio intervals are apart, and is inconclusive between. " +
   `Memory ratios are exact on both sides: they hold within ${TOLERANCE.percentagePoints} percentage points of each other, in direction when both are less, the same (ours within ${SAME_MEMORY * 100}%) or more. ` +

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExperimentError } from '../../../src/experiments/config.ts';
+import { ExperimentError } from '../../../src/experiments/experiment-error.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
 import { flexnnBudgetStudy, plannedJobs, type BudgetCell } from '../../../src/experiments/studies/flexnn-budget.ts';
 import { runStudy } from '../../../src/experiments/study.ts';

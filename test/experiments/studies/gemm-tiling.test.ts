@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ExperimentError } from '../../../src/experiments/config.ts';
+import { ExperimentError } from '../../../src/experiments/experiment-error.ts';
 import { gridCells } from '../../../src/experiments/studies/gemm-tiling-config.ts';
 import { gemmTilingStudy, runOrder } from '../../../src/experiments/studies/gemm-tiling.ts';
 

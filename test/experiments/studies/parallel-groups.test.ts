@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExperimentError } from '../../../src/experiments/config.ts';
+import { ExperimentError } from '../../../src/experiments/experiment-error.ts';
 import { ResultStore } from '../../../src/experiments/result-store.ts';
 import { parallelGroupsStudy, plannedCells, type GroupsCell } from '../../../src/experiments/studies/parallel-groups.ts';
 import type { ParallelGroupsConfig } from '../../../src/experiments/studies/parallel-groups-config.ts';

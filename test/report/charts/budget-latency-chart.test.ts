@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { BudgetCell } from '../../../src/experiments/studies/flexnn-budget.ts';
 import { budgetLatencyChartSpec } from '../../../src/report/charts/budget-latency-chart.ts';
+import { measuredBudgetCell } from './chart-fixtures.ts';
 import { expectCompiles, rowsOf } from './spec-data.ts';
 
 const MiB = 2 ** 20;
-const measured = (network: string, method: BudgetCell['method'], budgetMiB: number | null, ms: number, peakMiB: number): BudgetCell => ({
-  network,
-  source: 'zoo:x',
-  method,
-  part: budgetMiB === null ? 'baseline' : 'budgets',
-  budget: budgetMiB === null ? null : budgetMiB * MiB,
-  planner: 'p',
-  feasible: true,
-  meanLatencyMs: ms,
-  memory: { planned: 0, intermediates: 0, io: 0, weights: 0, scratch: 0, baselineRss: 0, peakRss: peakMiB * MiB, peakRssDelta: peakMiB * MiB, rest: 0, method: 'test' },
-});
+const measured = measuredBudgetCell;
 
 describe('the latency-against-peak chart', () => {
   it('puts one point per feasible measured cell, per network panel, and compiles without warnings', () => {

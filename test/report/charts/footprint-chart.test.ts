@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CellResult } from '../../../src/experiments/result.ts';
-import { footprintBars, footprintChartSpec } from '../../../src/report/charts/footprint-chart.ts';
+import { farPlanners, footprintBars, footprintChartSpec } from '../../../src/report/charts/footprint-chart.ts';
 import { expectCompiles, rowsOf } from './spec-data.ts';
 
 function cell(model: string, modelLabel: string, planner: string, plannerTitle: string, ratio: number, backend = 'cpu'): CellResult {
@@ -34,26 +34,27 @@ const RESULTS = [
   cell('zoo:blazeface', 'BlazeFace', 'offsets/greedy-by-breadth', 'Greedy by Breadth', 1.05),
 ];
 
-type Encoded = { field?: string; sort?: unknown; scale?: { domain?: unknown; scheme?: string } };
+type Encoded = { field?: string; sort?: unknown; datum?: unknown; scale?: { domain?: unknown; scheme?: string; type?: string }; axis?: { values?: number[]; title?: string } };
 type Layer = { mark: { type: string } | string; data?: { values: Record<string, unknown>[] }; encoding: Record<string, Encoded> };
 
 describe('footprintChartSpec', () => {
   const spec = footprintChartSpec(RESULTS, { title: 'Footprints' });
   const layers = (spec as unknown as { layer: Layer[] }).layer;
+  const y = (spec as unknown as { encoding: { y: Encoded } }).encoding.y;
+  const subtitle = (spec as unknown as { title: { subtitle: string[] } }).title.subtitle;
 
   it('compiles with vega-lite without warnings', () => {
     expectCompiles(spec);
   });
 
-  it('holds one bar per network and planner with its ratio to the lower bound', () => {
+  it('holds one bar per network and planner with its ratio to the lower bound, leaving out planners far above it everywhere', () => {
     expect(rowsOf(spec).map((row) => [row.network, row.planner, row.ratio])).toEqual([
       ['MobileNet v2', 'Greedy by Size', 1.0],
-      ['MobileNet v2', 'Naive', 4.5],
       ['MobileNet v2', 'Greedy by Breadth', 1.25],
       ['BlazeFace', 'Greedy by Size', 1.1],
-      ['BlazeFace', 'Naive', 3.0],
       ['BlazeFace', 'Greedy by Breadth', 1.05],
     ]);
+    expect(subtitle).toContain('Left out, over 1.5x the bound on every network (the table has them): Naive (3.00-4.50x).');
   });
 
   it('groups by network and colours by planner, both in the order of the results', () => {
@@ -62,18 +63,35 @@ describe('footprintChartSpec', () => {
     expect(bars.encoding.x.field).toBe('network');
     expect(bars.encoding.x.scale?.domain).toEqual(['MobileNet v2', 'BlazeFace']);
     expect(bars.encoding.xOffset.field).toBe('planner');
-    expect(bars.encoding.xOffset.scale?.domain).toEqual(['Greedy by Size', 'Naive', 'Greedy by Breadth']);
-    expect(bars.encoding.color.scale).toMatchObject({ domain: ['Greedy by Size', 'Naive', 'Greedy by Breadth'], scheme: 'tableau10' });
+    expect(bars.encoding.xOffset.scale?.domain).toEqual(['Greedy by Size', 'Greedy by Breadth']);
+    expect(bars.encoding.color.scale).toMatchObject({ domain: ['Greedy by Size', 'Greedy by Breadth'], scheme: 'tableau10' });
     expect(bars.encoding.y.field).toBe('ratio');
     expect(JSON.stringify(spec)).not.toContain('tooltip');
   });
 
-  it('draws a rule at 1.0 labelled "lower bound" and titles the y axis', () => {
+  it('raises the bars from the lower bound, a dashed rule at 1.0, on a linear axis ending at a tick', () => {
+    expect(layers[0].encoding.y2).toEqual({ datum: 1 });
     const rule = layers.find((layer) => (layer.mark as { type: string }).type === 'rule')!;
     expect(rule.data?.values).toEqual([{ bound: 1 }]);
-    const label = layers.find((layer) => (layer.mark as { type: string }).type === 'text')!;
-    expect(label.data?.values).toEqual([{ bound: 1, label: 'lower bound' }]);
-    expect((spec as unknown as { encoding: { y: { axis: { title: string } } } }).encoding.y.axis.title).toBe('footprint / lower bound');
+    expect(y.axis?.title).toBe('footprint / lower bound');
+    expect(y.scale).toMatchObject({ domain: [1, 1.25] });
+    expect(y.scale?.type).toBeUndefined();
+    expect(y.axis?.values).toEqual([1, 1.05, 1.1, 1.15, 1.2, 1.25]);
+  });
+
+  it('draws on a log axis, and says so, where the planners it keeps still reach past 10x', () => {
+    const wide = footprintChartSpec([...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/odd', 'Odd', 12), cell('zoo:mobilenet-v2', 'MobileNet v2', 'offsets/odd', 'Odd', 1.2)], { title: 'Wide' });
+    expectCompiles(wide);
+    const wideY = (wide as unknown as { encoding: { y: Encoded } }).encoding.y;
+    expect(wideY.scale).toMatchObject({ type: 'log' });
+    expect(wideY.axis?.title).toBe('footprint / lower bound (log scale)');
+    expect(wideY.axis?.values).toEqual([1, 2, 5, 10]);
+  });
+
+  it('keeps every planner where every one is far above the bound', () => {
+    const naiveOnly = RESULTS.filter((r) => r.planner === 'offsets/naive');
+    expect(farPlanners(footprintBars(naiveOnly))).toEqual([]);
+    expect(rowsOf(footprintChartSpec(naiveOnly, { title: 'n' }))).toHaveLength(2);
   });
 
   it('draws one bar for a cell that several backends ran, and refuses disagreeing duplicates', () => {

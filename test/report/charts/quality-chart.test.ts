@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plantedSuite } from '../../../src/core/planted.ts';
 import { loadExperiment, parseExperiment } from '../../../src/experiments/config.ts';
 import type { CellResult } from '../../../src/experiments/result.ts';
-import { bestBounds, qualityChartSpec, qualityData, ratioAxisTop, ratioTicks } from '../../../src/report/charts/quality-chart.ts';
+import { bestBounds, qualityChartSpec, qualityData, ratioAxisTop } from '../../../src/report/charts/quality-chart.ts';
 import { missingChartFonts, renderChart, renderSvg, withChartFont } from '../../../src/report/charts/render.ts';
 import { expectCompiles } from './spec-data.ts';
 
@@ -167,12 +167,6 @@ describe('qualityChartSpec', () => {
     expect(ratioAxisTop([1, 1.31], [1.1])).toEqual({ top: 1.32, capped: false });
   });
 
-  it('ticks the ratio from 1, every cap among the ticks', () => {
-    expect(ratioTicks(1.5)).toEqual([1, 1.1, 1.2, 1.3, 1.4, 1.5]);
-    expect(ratioTicks(2.5)).toEqual([1, 1.25, 1.5, 1.75, 2, 2.25, 2.5]);
-    for (const cap of [1.05, 1.1, 1.2, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7, 9, 13, 21, 51, 101]) expect(ratioTicks(cap).at(-1)).toBe(cap);
-  });
-
   it('renders to the same SVG twice', async () => {
     const styled = withChartFont(spec);
     const first = await renderSvg(styled, { onWarning: (m) => expect.fail(m) });
@@ -193,12 +187,13 @@ describe('renderChart of the quality chart', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(missing.length > 0)('writes byte-identical SVG and PNG files on a second render', async () => {
+  it.skipIf(missing.length > 0)('writes byte-identical SVG, PNG and PDF files on a second render', async () => {
     const spec = qualityChartSpec(RESULTS, { title: 'Quality', timeLimitMs: 10_000 });
     const first = await renderChart(spec, join(dir, 'one'));
     const second = await renderChart(spec, join(dir, 'two'));
     expect(await readFile(second.svg)).toEqual(await readFile(first.svg));
     expect(await readFile(second.png)).toEqual(await readFile(first.png));
+    expect(await readFile(second.pdf)).toEqual(await readFile(first.pdf));
   });
 });
 

@@ -13,7 +13,7 @@ const PROBLEM = makeProblem('chain', [
   { id: 't1', size: 2048, first: 1, last: 2 },
   { id: 't2', size: 4096, first: 2, last: 3 },
 ]);
-const SPEC = allocationPictureSpec(PROBLEM, [0, 4096, 0], { title: 'Render check', unit: 'KiB' });
+const SPEC = allocationPictureSpec(PROBLEM, [{ planner: 'By hand', offsets: [0, 4096, 0] }], { title: 'Render check', unit: 'KiB' });
 
 /** A spec whose clipped line makes vega number a clip path from a process-wide counter. */
 const CLIPPED: VegaLiteSpec = {
@@ -35,9 +35,16 @@ function pngSize(png: Uint8Array): [number, number] {
 }
 
 function svgSize(svg: string): [number, number] {
-  const match = /<svg[^>]* width="(\d+)" height="(\d+)"/.exec(svg);
+  const match = /<svg[^>]* width="([\d.]+)" height="([\d.]+)"/.exec(svg);
   expect(match).not.toBeNull();
   return [Number(match![1]), Number(match![2])];
+}
+
+/** The page size of a one-page PDF, from its MediaBox. */
+function mediaBox(pdf: Uint8Array): number[] {
+  const match = /\/MediaBox \[([^\]]*)\]/.exec(Buffer.from(pdf).toString('latin1'));
+  expect(match).not.toBeNull();
+  return match![1].trim().split(/\s+/).map(Number);
 }
 
 describe('normalizeSvg', () => {
@@ -93,15 +100,17 @@ describe('renderChart', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(missing.length > 0)('writes the spec, an SVG with the title and a 2x PNG, byte-identical on a second run', async () => {
+  it.skipIf(missing.length > 0)('writes the spec, an SVG with the title, a 2x PNG and a PDF of the same size, byte-identical on a second run', async () => {
     const base = join(dir, 'chart');
     const paths = await renderChart(SPEC, base);
-    expect(paths).toEqual({ spec: `${base}.vl.json`, svg: `${base}.svg`, png: `${base}.png` });
-    expect((await readdir(dir)).sort()).toEqual(['chart.png', 'chart.svg', 'chart.vl.json']);
+    expect(paths).toEqual({ spec: `${base}.vl.json`, svg: `${base}.svg`, png: `${base}.png`, pdf: `${base}.pdf` });
+    expect((await readdir(dir)).sort()).toEqual(['chart.pdf', 'chart.png', 'chart.svg', 'chart.vl.json']);
 
     const spec = JSON.parse(await readFile(paths.spec, 'utf8'));
     expect(spec.config.font).toBe(CHART_FONT);
-    expect(spec.data.values).toHaveLength(3);
+    expect(spec.hconcat).toHaveLength(1);
+    // Fitted to its figure: the right padding takes what the plot leaves of 672 px.
+    expect(spec.padding).toMatchObject({ left: 5, top: 5, bottom: 5 });
 
     const svg = await readFile(paths.svg, 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
@@ -112,12 +121,20 @@ describe('renderChart', () => {
     expect([...png.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
     const [width, height] = svgSize(svg);
     expect(pngSize(png)).toEqual([2 * width, 2 * height]);
-    expect(width).toBeGreaterThan(400);
+    // A two-column figure: 7 in at 96 px per inch.
+    expect(width).toBe(672);
     expect(png.length).toBeGreaterThan(10_000);
+
+    const pdf = new Uint8Array(await readFile(paths.pdf));
+    expect(Buffer.from(pdf.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+    // 72 points per inch: the page is 7 in wide, as the SVG.
+    expect(mediaBox(pdf)).toEqual([0, 0, width * 0.75, height * 0.75]);
+    expect(mediaBox(pdf)[2]).toBe(7 * 72);
 
     const again = await renderChart(SPEC, join(dir, 'again'));
     expect(await readFile(again.svg, 'utf8')).toBe(svg);
     expect(new Uint8Array(await readFile(again.png))).toEqual(png);
+    expect(new Uint8Array(await readFile(again.pdf))).toEqual(pdf);
     expect(await readFile(again.spec, 'utf8')).toBe(await readFile(paths.spec, 'utf8'));
   });
 });

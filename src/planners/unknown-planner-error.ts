@@ -1,0 +1,7 @@
+/** A planner name or module path that names no planner: one sentence for the user. */
+export class UnknownPlannerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownPlannerError';
+  }
+}
