@@ -38,7 +38,7 @@ export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeigh
   const floats = layer.weightBytes / 4;
   if (node.op === 'FullyConnected') {
     const [outFeatures, depth] = shapeOf(graph, node.inputs[1]);
-    return { floats, placements: [packedPlacement(node.inputs[1], depth, outFeatures, (e) => e % depth), ...biasPlacement(node, packedFloats(depth, outFeatures), outFeatures, 1)] };
+    return { floats, placements: [packedPlacement(node.inputs[1], depth, outFeatures, (within) => within), ...biasPlacement(node, packedFloats(depth, outFeatures), outFeatures, 1)] };
   }
   if (node.op !== 'Conv') throw new BackendError(`node ${node.name} (${node.op}) has no in-place form.`);
   const g = convGeometryOf(graph, node);
@@ -52,12 +52,12 @@ export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeigh
   }
   if (node.weightLayout === '1HWO') throw new BackendError(`node ${node.name}: 1HWO weights belong to depthwise convolutions.`);
   const k = g.kh * g.kw * g.cg;
-  // Position in a row of the packed operand, (ky*kw + kx)*cg + ci, from an element of an output channel's row.
+  // Position in a row of the packed operand, (ky*kw + kx)*cg + ci, from a position within an output channel's row.
   const column =
     node.weightLayout === 'OHWI'
-      ? (e: number) => e % k
-      : (e: number) => {
-          const within = e % k; // OIHW: (ci*kh + ky)*kw + kx
+      ? (within: number) => within
+      : (within: number) => {
+          // OIHW: within = (ci*kh + ky)*kw + kx
           const ci = Math.floor(within / (g.kh * g.kw));
           const tap = within % (g.kh * g.kw);
           return tap * g.cg + ci;
@@ -69,19 +69,32 @@ export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeigh
 /**
  * A weight matrix with one row of `k` values per output column (OHWI, OIHW, FullyConnected's
  * [out][depth]) into the packed operand of each group: output j of group `group` is column j
- * of B, in panel floor(j / PANEL), at row `column(e)`.
+ * of B, in panel floor(j / PANEL), at row `column(within)` for the value at `within` of its row.
+ * Written a row's run at a time: the row's place is worked out once, and the rows of the packed
+ * operand come from a table of `k` (a per-value index function cost seconds on a large network,
+ * in every measured process).
  */
-function packedPlacement(constant: string, k: number, perGroup: number, column: (e: number) => number): Placement {
+export function packedPlacement(constant: string, k: number, perGroup: number, column: (within: number) => number): Placement {
   const groupFloats = packedFloats(k, perGroup);
+  const offsets = new Int32Array(k);
+  for (let within = 0; within < k; within++) offsets[within] = column(within) * PANEL;
   return {
     constant,
-    write: (values, at, target) =>
-      scatter(values, at, target, (e) => {
+    write: (values, at, target) => {
+      let e = at;
+      let i = 0;
+      while (i < values.length) {
         const o = Math.floor(e / k);
+        const within = e - o * k;
         const group = Math.floor(o / perGroup);
         const j = o - group * perGroup;
-        return group * groupFloats + Math.floor(j / PANEL) * PANEL * k + column(e) * PANEL + (j % PANEL);
-      }),
+        const start = group * groupFloats + Math.floor(j / PANEL) * PANEL * k + (j % PANEL);
+        const n = Math.min(k - within, values.length - i);
+        for (let c = 0; c < n; c++) target[start + offsets[within + c]] = values[i + c];
+        i += n;
+        e += n;
+      }
+    },
   };
 }
 
