@@ -9,7 +9,8 @@
  *   npm run bench:startup -- [--runs 15]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { median } from 'simple-statistics';
 
 const args = process.argv.slice(2);
@@ -21,8 +22,12 @@ if (!(args.length === 0 || (args.length === 2 && args[0] === '--runs'))) refuse(
 const runs = args.length === 2 ? Number(args[1]) : 15;
 if (!Number.isSafeInteger(runs) || runs < 3) refuse(`--runs must be a whole number of at least 3, got ${args[1]}.`);
 
+/** The newest modification time under `dir`: bin/memplan.js runs dist/ only when it is newer than every source. */
+function newestFile(dir: string): number {
+  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestFile(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+}
 const built = 'dist/cli/main.js';
-if (!existsSync(built) || statSync(built).mtimeMs < statSync('src/cli/main.ts').mtimeMs) refuse('build first (npm run build): this bench times the compiled command.');
+if (!existsSync(built) || statSync(built).mtimeMs < newestFile('src')) refuse('build first (npm run build): a source is newer than dist/, so the command would compile TypeScript on the fly.');
 
 const TARGET = 3;
 const commands: { readonly label: string; readonly argv: readonly string[]; readonly status: number }[] = [
