@@ -1,15 +1,18 @@
 import type { Plan } from '../core/plans.ts';
 import type { Problem } from '../core/problem.ts';
 import type { VerifiedResult } from '../planners/plan-and-verify.ts';
-import { isDType } from '../graph/dtype.ts';
-import type { Activation, Graph, Layout, Node, Padding, Tensor } from '../graph/ir.ts';
-import { OPERATOR_ORDERS, type OperatorOrder, type RecordOptions } from '../graph/lifetimes.ts';
-import { parseSchedule, SCHEDULE_FORMS } from '../graph/schedule.ts';
-import { RECORD_OPTION_FIELDS, type RecordOptionKind } from '../graph/record-option-fields.ts';
+import type * as z from 'zod';
+import type { Graph, Layout, Node, Tensor } from '../graph/ir.ts';
+import type { RecordOptions } from '../graph/lifetimes.ts';
+import { RECORD_OPTION_FIELDS } from '../graph/record-option-fields.ts';
 import type { ExecuteReport } from '../backends/execution-report.ts';
 import type { DeviceInfo } from '../backends/backend.ts';
 import { BackendError } from '../backends/backend-error.ts';
 import { base64ToBytes, BIG_ENDIAN, bytesToBase64 } from './base64.ts';
+import { short, wholeSentence, wireProblem, type WireRoot } from './wire-problem.ts';
+import { type TypedArrayKind, type WireGraphData, wireDataSchema, wireGraphSchema, wireInfoSchema, wireJobResponseSchema, wireJobSchema } from './wire-schema.ts';
+
+export { MAX_REPETITIONS, MAX_WORKERS, type TypedArrayKind } from './wire-schema.ts';
 
 /**
  * The wire format between the harness (remote-executor.ts) and `memplan agent`
@@ -22,6 +25,9 @@ import { base64ToBytes, BIG_ENDIAN, bytesToBase64 } from './base64.ts';
  * plan, the record options the plan was made with, and how to measure. Constant values
  * travel as base64 of their bytes, little-endian, tagged with the typed array that held
  * them, so every typed array comes back as the same kind with the same bits.
+ *
+ * What each message may hold is its schema (wire-schema.ts); this file checks the protocol
+ * first, makes the values (typed arrays from base64) and writes the messages.
  *
  * Bump PROTOCOL_VERSION on any change a peer of the previous version would misread.
  */
@@ -37,20 +43,6 @@ export class WireError extends BackendError {
 
 // ---------------------------------------------------------------------------------------
 // Bodies
-
-export type TypedArrayKind =
-  | 'Float32Array'
-  | 'Float64Array'
-  | 'Int8Array'
-  | 'Uint8Array'
-  | 'Uint8ClampedArray'
-  | 'Int16Array'
-  | 'Uint16Array'
-  | 'Int32Array'
-  | 'Uint32Array'
-  | 'BigInt64Array'
-  | 'BigUint64Array'
-  | 'DataView';
 
 export interface WireData {
   readonly array: TypedArrayKind;
@@ -244,17 +236,15 @@ export function encodeTypedArray(view: ArrayBufferView, what: string): WireData 
   return { array: entry.kind, base64: bytesToBase64(bytes) };
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 export function decodeTypedArray(value: unknown, what: string): ArrayBufferView {
-  const data = object(value, what);
-  noStrangers(data, ['array', 'base64'], what);
-  const entry = ARRAY_KINDS.find((k) => k.kind === data.array);
-  if (entry === undefined) throw new WireError(`${what}.array is ${JSON.stringify(data.array)}; expected one of ${ARRAY_KINDS.map((k) => k.kind).join(', ')}.`);
-  if (typeof data.base64 !== 'string' || data.base64.length % 4 !== 0 || !BASE64.test(data.base64)) {
-    throw new WireError(`${what}.base64 is not base64 text.`);
-  }
-  const bytes = base64ToBytes(data.base64);
+  const data = checked(wireDataSchema, value, { name: what });
+  return typedArray(data.array, data.base64, what);
+}
+
+/** The values of base64 text the schema took, as the typed array `kind` (one of ARRAY_KINDS). */
+function typedArray(kind: TypedArrayKind, base64: string, what: string): ArrayBufferView {
+  const entry = ARRAY_KINDS.find((k) => k.kind === kind) as (typeof ARRAY_KINDS)[number];
+  const bytes = base64ToBytes(base64);
   if (bytes.length % entry.width !== 0) throw new WireError(`${what} has ${bytes.length} bytes, not a whole number of ${entry.kind} elements.`);
   if (BIG_ENDIAN && entry.width > 1) swapBytes(bytes, entry.width);
   return entry.make(bytes.buffer);
@@ -280,163 +270,29 @@ export function encodeGraph(graph: Graph): WireGraph {
   };
 }
 
-type FieldKind = 'int' | 'positive' | 'number' | 'boolean' | 'activation' | 'padding' | 'pair' | 'ints' | 'pads' | 'weightLayout' | 'resizeMode' | 'gelu' | 'order' | 'schedule';
-
-/** Every op's fields beside name, op, inputs and outputs (ir.ts OpSpec): nothing else is taken. */
-const OP_FIELDS: Readonly<Record<Node['op'], Readonly<Record<string, FieldKind>>>> = {
-  Conv: {
-    kernel: 'pair',
-    strides: 'pair',
-    dilations: 'pair',
-    padding: 'padding',
-    groups: 'positive',
-    outChannels: 'positive',
-    weightLayout: 'weightLayout',
-    activation: 'activation',
-  },
-  FullyConnected: { outFeatures: 'positive', activation: 'activation', keepDims: 'boolean' },
-  MatMul: {},
-  Gemm: { transA: 'boolean', transB: 'boolean', alpha: 'number', beta: 'number' },
-  Add: { activation: 'activation' },
-  Mul: { activation: 'activation' },
-  Concat: { axis: 'int', activation: 'activation' },
-  AveragePool: { kernel: 'pair', strides: 'pair', padding: 'padding', activation: 'activation' },
-  MaxPool: { kernel: 'pair', strides: 'pair', padding: 'padding', activation: 'activation' },
-  GlobalAveragePool: {},
-  Mean: { axes: 'ints', keepDims: 'boolean' },
-  Pad: { pads: 'pads' },
-  Reshape: { shape: 'ints' },
-  Flatten: { axis: 'int' },
-  Squeeze: { axes: 'ints' },
-  Softmax: { axis: 'int', beta: 'number' },
-  Resize: { mode: 'resizeMode', size: 'pair', alignCorners: 'boolean', halfPixelCenters: 'boolean' },
-  Relu: {},
-  Relu6: {},
-  Sigmoid: {},
-  Tanh: {},
-  Dequantize: {},
-  // A Gather of a table slice (`rows`) is made by weight slicing inside a budgeted run and never crosses the wire.
-  Gather: { axis: 'int' },
-  LayerNormalization: { axis: 'int', epsilon: 'number' },
-  Gelu: { approximate: 'gelu' },
-  Transpose: { perm: 'ints' },
-  Slice: { axes: 'ints', starts: 'ints', ends: 'ints' },
-  CausalMask: {},
-};
-
-const ACTIVATIONS: readonly Activation[] = ['none', 'relu', 'relu6', 'relu-n1-to-1', 'sigmoid', 'tanh'];
-
-function decodeField(kind: FieldKind, value: unknown, what: string): unknown {
-  const fail = (expected: string): never => {
-    throw new WireError(`${what} must be ${expected}, got ${short(value)}.`);
-  };
-  const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-  switch (kind) {
-    case 'int':
-      return isInt(value) ? value : fail('a whole number');
-    case 'positive':
-      return isInt(value) && value >= 1 ? value : fail('a whole number >= 1');
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? value : fail('a number');
-    case 'boolean':
-      return typeof value === 'boolean' ? value : fail('true or false');
-    case 'activation':
-      return ACTIVATIONS.includes(value as Activation) ? value : fail(`one of ${ACTIVATIONS.join(', ')}`);
-    case 'weightLayout':
-      return value === 'OHWI' || value === '1HWO' || value === 'OIHW' ? value : fail('OHWI, 1HWO or OIHW');
-    case 'resizeMode':
-      return value === 'bilinear' || value === 'nearest' ? value : fail('bilinear or nearest');
-    case 'gelu':
-      return value === 'none' || value === 'tanh' ? value : fail('none or tanh');
-    case 'order':
-      return OPERATOR_ORDERS.includes(value as OperatorOrder) ? value : fail(OPERATOR_ORDERS.join(' or '));
-    case 'schedule':
-      return parseSchedule(value) ?? fail(SCHEDULE_FORMS);
-    case 'pair':
-      return Array.isArray(value) && value.length === 2 && value.every((v) => isInt(v) && v >= 1) ? [value[0], value[1]] : fail('two whole numbers >= 1');
-    case 'ints':
-      return Array.isArray(value) && value.every(isInt) ? [...value] : fail('an array of whole numbers');
-    case 'pads':
-      return Array.isArray(value) && value.every((p) => Array.isArray(p) && p.length === 2 && p.every(isInt))
-        ? value.map((p: number[]) => [p[0], p[1]])
-        : fail('an array of [before, after] pairs of whole numbers');
-    case 'padding': {
-      const padding = object(value, what);
-      if (padding.kind === 'same' || padding.kind === 'valid') {
-        noStrangers(padding, ['kind'], what);
-        return { kind: padding.kind } satisfies Padding;
-      }
-      if (padding.kind !== 'explicit') fail('{ kind: same | valid | explicit }');
-      noStrangers(padding, ['kind', 'pads'], what);
-      const pads = padding.pads;
-      if (!Array.isArray(pads) || pads.length !== 4 || !pads.every((p) => isInt(p) && p >= 0)) {
-        throw new WireError(`${what}.pads must be four whole numbers >= 0 [top, left, bottom, right].`);
-      }
-      return { kind: 'explicit', pads: [pads[0], pads[1], pads[2], pads[3]] } satisfies Padding;
-    }
-  }
-}
-
-function decodeNode(value: unknown, index: number): Node {
-  const raw = object(value, `graph.nodes[${index}]`);
-  const name = typeof raw.name === 'string' && raw.name !== '' ? raw.name : undefined;
-  const where = name === undefined ? `graph.nodes[${index}]` : `node ${name}`;
-  if (name === undefined) throw new WireError(`${where}.name must be a non-empty string.`);
-  const op = raw.op as Node['op'];
-  if (typeof op !== 'string' || !Object.hasOwn(OP_FIELDS, op)) {
-    throw new WireError(`${where} has op ${short(raw.op)}, which this agent does not know; it knows ${Object.keys(OP_FIELDS).join(', ')}.`);
-  }
-  const fields = OP_FIELDS[op];
-  noStrangers(raw, ['name', 'op', 'inputs', 'outputs', ...Object.keys(fields)], where);
-  const node: Record<string, unknown> = { name, op };
-  for (const [field, kind] of Object.entries(fields)) node[field] = decodeField(kind, raw[field], `${where} (${op}).${field}`);
-  node.inputs = strings(raw.inputs, `${where}.inputs`, true);
-  node.outputs = strings(raw.outputs, `${where}.outputs`, false);
-  if ((node.outputs as string[]).length === 0) throw new WireError(`${where} has no outputs.`);
-  return node as Node;
-}
-
 /**
  * The structure of a graph from the wire: every field typed and checked, nothing taken
- * that the IR does not have. Shapes and references are checked by checkGraph (check-job.ts).
+ * that the IR does not have (wire-schema.ts). Shapes and references are checked by
+ * checkGraph (check-job.ts).
  */
 export function decodeGraph(value: unknown): Graph {
-  const raw = object(value, 'graph');
-  noStrangers(raw, ['name', 'layout', 'tensors', 'nodes', 'inputs', 'outputs'], 'graph');
-  if (typeof raw.name !== 'string') throw new WireError('graph.name must be a string.');
-  if (raw.layout !== 'NHWC' && raw.layout !== 'NCHW') throw new WireError(`graph.layout must be NHWC or NCHW, got ${short(raw.layout)}.`);
-  if (!Array.isArray(raw.tensors)) throw new WireError('graph.tensors must be an array.');
-  if (!Array.isArray(raw.nodes)) throw new WireError('graph.nodes must be an array.');
+  return graphFrom(checked(wireGraphSchema, value, 'graph'));
+}
+
+/** The graph a checked wire graph holds: tensors in a map in their order, constants' values decoded. */
+function graphFrom(raw: WireGraphData): Graph {
   const tensors = new Map<string, Tensor>();
-  raw.tensors.forEach((entry: unknown, index: number) => {
-    const t = object(entry, `graph.tensors[${index}]`);
-    noStrangers(t, ['name', 'shape', 'dtype', 'constant', 'data'], `graph.tensors[${index}]`);
-    if (typeof t.name !== 'string' || t.name === '') throw new WireError(`graph.tensors[${index}].name must be a non-empty string.`);
-    const where = `tensor ${t.name}`;
-    if (tensors.has(t.name)) throw new WireError(`${where} is listed twice.`);
-    if (!Array.isArray(t.shape) || !t.shape.every((d) => typeof d === 'number' && Number.isSafeInteger(d) && d >= 0)) {
-      throw new WireError(`${where} has shape ${short(t.shape)}; a shape is an array of whole numbers >= 0.`);
-    }
-    if (typeof t.dtype !== 'string' || !isDType(t.dtype)) throw new WireError(`${where} has element type ${short(t.dtype)}, which the IR does not know.`);
-    if (typeof t.constant !== 'boolean') throw new WireError(`${where}.constant must be true or false.`);
-    if (t.data !== undefined && !t.constant) throw new WireError(`${where} carries values but is not a constant.`);
+  for (const t of raw.tensors) {
     const tensor: Tensor = {
       name: t.name,
-      shape: [...t.shape],
+      shape: t.shape,
       dtype: t.dtype,
       constant: t.constant,
-      ...(t.data === undefined ? {} : { data: decodeTypedArray(t.data, `${where}.data`) }),
+      ...(t.data === undefined ? {} : { data: typedArray(t.data.array, t.data.base64, `tensor ${t.name}.data`) }),
     };
     tensors.set(t.name, tensor);
-  });
-  return {
-    name: raw.name,
-    layout: raw.layout,
-    tensors,
-    nodes: raw.nodes.map(decodeNode),
-    inputs: strings(raw.inputs, 'graph.inputs', false),
-    outputs: strings(raw.outputs, 'graph.outputs', false),
-  };
+  }
+  return { name: raw.name, layout: raw.layout, tensors, nodes: raw.nodes as Node[], inputs: raw.inputs, outputs: raw.outputs };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -461,8 +317,6 @@ export function encodeJob(job: { graph: Graph; records: RecordOptions; plan: Wir
   return JSON.stringify(request);
 }
 
-/** How the job decoder checks each record option (graph/record-option-fields.ts's one table). */
-const RECORD_FIELD_CHECK: Readonly<Record<RecordOptionKind, FieldKind>> = { boolean: 'boolean', size: 'positive', order: 'order', schedule: 'schedule' };
 const RECORD_FIELDS = Object.keys(RECORD_OPTION_FIELDS) as (keyof RecordOptions)[];
 
 /**
@@ -480,10 +334,6 @@ export function jobRecordOptions(options: RecordOptions = {}): RecordOptions {
   return picked as RecordOptions;
 }
 
-/** Limits the agent puts on what a job may ask for. */
-export const MAX_REPETITIONS = 1_000_000;
-export const MAX_WORKERS = 1024;
-
 /** Parses and structurally checks a job body (a protocol mismatch is named before anything else). */
 export function decodeJob(text: string): Job {
   let data: unknown;
@@ -494,66 +344,30 @@ export function decodeJob(text: string): Job {
   }
   const root = object(data, 'the job');
   checkProtocol(root.protocol, 'the job');
-  noStrangers(root, ['protocol', 'graph', 'records', 'plan', 'run'], 'the job');
+  const job = checked(wireJobSchema, root, 'job');
 
+  // The record options in the order the job gives them.
   const records: Record<string, unknown> = {};
-  if (root.records !== undefined) {
-    const given = object(root.records, 'records');
-    noStrangers(given, RECORD_FIELDS, 'records');
-    for (const [key, value] of Object.entries(given)) records[key] = decodeField(RECORD_FIELD_CHECK[RECORD_OPTION_FIELDS[key as keyof RecordOptions]], value, `records.${key}`);
-  }
+  const given = job.records as Record<string, unknown> | undefined;
+  if (given !== undefined) for (const key of Object.keys(root.records as object)) records[key] = given[key];
 
-  const run = object(root.run, 'run');
-  noStrangers(run, ['backend', 'repetitions', 'warmup', 'seed', 'verifyByExecution', 'workers', 'device'], 'run');
-  if (run.device !== undefined && (typeof run.device !== 'string' || !/^[A-Za-z0-9_-]{1,40}$/.test(run.device)))
-    throw new WireError(`run.device must name a device (letters, digits, - and _), got ${short(run.device)}.`);
-  if (typeof run.backend !== 'string' || run.backend === '') throw new WireError('run.backend must name a backend.');
-  const whole = (value: unknown, what: string, min: number, max: number): number => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) throw new WireError(`${what} must be a whole number from ${min} to ${max}, got ${short(value)}.`);
-    return value;
-  };
+  const run = job.run;
   const runOptions: WireRunOptions = {
     backend: run.backend,
-    repetitions: whole(run.repetitions, 'run.repetitions', 1, MAX_REPETITIONS),
-    warmup: whole(run.warmup, 'run.warmup', 0, MAX_REPETITIONS),
-    seed: whole(run.seed, 'run.seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
-    verifyByExecution: decodeField('boolean', run.verifyByExecution, 'run.verifyByExecution') as boolean,
-    ...(run.workers === undefined ? {} : { workers: whole(run.workers, 'run.workers', 1, MAX_WORKERS) }),
-    ...(run.device === undefined ? {} : { device: run.device as string }),
+    repetitions: run.repetitions,
+    warmup: run.warmup,
+    seed: run.seed,
+    verifyByExecution: run.verifyByExecution,
+    ...(run.workers === undefined ? {} : { workers: run.workers }),
+    ...(run.device === undefined ? {} : { device: run.device }),
   };
 
-  return { graph: decodeGraph(root.graph), records: records as RecordOptions, plan: decodePlan(root.plan), run: runOptions };
-}
-
-function byteCounts(value: unknown, what: string): number[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) {
-    throw new WireError(`${what} must be an array of whole numbers >= 0.`);
-  }
-  return value as number[];
-}
-
-function decodePlan(value: unknown): DecodedPlan {
-  const raw = object(value, 'plan');
-  noStrangers(raw, ['planner', 'approach', 'alignment', 'footprint', 'records', 'offsets', 'objects'], 'plan');
-  if (typeof raw.planner !== 'string' || raw.planner === '') throw new WireError('plan.planner must name the planner.');
-  const alignment = raw.alignment;
-  if (typeof alignment !== 'number' || !Number.isSafeInteger(alignment) || alignment < 1) throw new WireError(`plan.alignment must be a whole number of bytes >= 1, got ${short(alignment)}.`);
-  const footprint = raw.footprint;
-  if (typeof footprint !== 'number' || !Number.isSafeInteger(footprint) || footprint < 0) throw new WireError(`plan.footprint must be a whole number of bytes >= 0, got ${short(footprint)}.`);
-  const records = strings(raw.records, 'plan.records', false);
-  let plan: Plan;
-  if (raw.approach === 'offsets') {
-    if (raw.objects !== undefined) throw new WireError('plan.objects is for shared-objects plans; this plan computes offsets.');
-    plan = { approach: 'offsets', offsets: byteCounts(raw.offsets, 'plan.offsets'), footprint };
-  } else if (raw.approach === 'shared-objects') {
-    if (raw.offsets !== undefined) throw new WireError('plan.offsets is for offsets plans; a shared-objects plan gives plan.objects.');
-    const objects = object(raw.objects, 'plan.objects');
-    noStrangers(objects, ['ids', 'sizes'], 'plan.objects');
-    plan = { approach: 'shared-objects', objectIds: byteCounts(objects.ids, 'plan.objects.ids'), objectSizes: byteCounts(objects.sizes, 'plan.objects.sizes'), footprint };
-  } else {
-    throw new WireError(`plan.approach must be offsets or shared-objects, got ${short(raw.approach)}.`);
-  }
-  return { planner: raw.planner, alignment, records, plan };
+  const raw = job.plan;
+  const plan: Plan =
+    raw.approach === 'offsets'
+      ? { approach: 'offsets', offsets: raw.offsets, footprint: raw.footprint }
+      : { approach: 'shared-objects', objectIds: raw.objects.ids, objectSizes: raw.objects.sizes, footprint: raw.footprint };
+  return { graph: graphFrom(job.graph), records: records as RecordOptions, plan: { planner: raw.planner, alignment: raw.alignment, records: raw.records, plan }, run: runOptions };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -562,33 +376,13 @@ function decodePlan(value: unknown): DecodedPlan {
 /** A response body from the agent: its protocol checked, its shape checked. */
 export function decodeInfo(text: string): InfoResponse {
   const root = parseResponse(text);
-  const device = object(root.device, 'the agent info device');
-  const limits = object(root.limits, 'the agent info limits');
-  if (!Array.isArray(device.backends)) throw new WireError('the agent info lists no backends.');
-  for (const key of ['maxJobBytes', 'maxRunSeconds']) {
-    if (typeof limits[key] !== 'number') throw new WireError(`the agent info has no limits.${key}.`);
-  }
+  answer(wireInfoSchema, root);
   return root as unknown as InfoResponse;
 }
 
 export function decodeJobResponse(text: string): JobResponse {
   const root = parseResponse(text);
-  const report = object(root.report, 'the job response report');
-  const shape: Record<string, string> = { backend: 'string', planner: 'string', footprint: 'number', latencyMs: 'object', memory: 'object', device: 'object' };
-  for (const [key, type] of Object.entries(shape)) {
-    if (typeof report[key] !== type || report[key] === null) throw new WireError(`the job response report has no ${key}.`);
-  }
-  // The deprecated alias of memory.peakRss: null with it where the device cannot measure it.
-  if (typeof report.peakRssBytes !== 'number' && report.peakRssBytes !== null) throw new WireError('the job response report has no peakRssBytes.');
-  const memory = report.memory as Record<string, unknown>;
-  // Figures a device cannot measure (a browser page has no RSS) are null, and listed as unavailable.
-  const unavailable = Array.isArray(memory.unavailable) ? (memory.unavailable as unknown[]) : [];
-  for (const key of ['planned', 'intermediates', 'io', 'weights', 'scratch', 'baselineRss', 'peakRss', 'peakRssDelta', 'rest']) {
-    if (typeof memory[key] !== 'number' && !(memory[key] === null && unavailable.includes(key))) throw new WireError(`the job response report's memory has no ${key}.`);
-  }
-  if (report.matchesNaive !== null && typeof report.matchesNaive !== 'boolean') throw new WireError('the job response report has no matchesNaive.');
-  if (report.deviceMs !== undefined && (typeof report.deviceMs !== 'object' || report.deviceMs === null)) throw new WireError('the job response report has a deviceMs that is not an object.');
-  object(root.device, 'the job response device');
+  answer(wireJobResponseSchema, root);
   return root as unknown as JobResponse;
 }
 
@@ -633,20 +427,15 @@ function object(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function noStrangers(value: Record<string, unknown>, allowed: readonly string[], what: string): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw new WireError(`${what} has an unknown field "${key}"; expected ${allowed.join(', ')}.`);
-  }
+/** `value` as `schema` gives it, or the WireError of its first problem. */
+function checked<T extends z.ZodType>(schema: T, value: unknown, where: WireRoot): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new WireError(wireProblem(result.error, value, where));
+  return result.data;
 }
 
-function strings(value: unknown, what: string, allowEmpty: boolean): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && (allowEmpty || v !== ''))) {
-    throw new WireError(`${what} must be an array of ${allowEmpty ? '' : 'non-empty '}tensor names.`);
-  }
-  return [...value];
-}
-
-function short(value: unknown): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+/** Checks an answer of the agent against its schema, whose messages are whole sentences. */
+function answer(schema: z.ZodType, value: unknown): void {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new WireError(wholeSentence(result.error));
 }

@@ -6,7 +6,7 @@ export type RecordOptionKind = 'boolean' | 'size' | 'order' | 'schedule';
 /**
  * The one table of record options (RecordOptions' fields) and the kind of value each takes:
  * the experiment file's schema (experiments/experiment-schema.ts) and the agent's job
- * decoder (agent/wire.ts) both read it, so a new option is added here once.
+ * schema (agent/wire-schema.ts) both read it, so a new option is added here once.
  */
 export const RECORD_OPTION_FIELDS: Readonly<Record<keyof RecordOptions, RecordOptionKind>> = {
   includeGraphIO: 'boolean',

@@ -39,23 +39,30 @@ function firstIssue(issues: readonly Issue[]): Issue {
 }
 
 /**
+ * The issue of a failed parse a hand check would report, with its whole path: unions are
+ * followed into the branch the value was meant for, and an object's unknown field comes before
+ * what is wrong inside it. The path is the issue's own (an unknown field's names the object).
+ */
+export function firstSchemaIssue(error: z.ZodError): { readonly path: readonly PropertyKey[]; readonly issue: Issue } {
+  let issues: readonly Issue[] = error.issues;
+  let path: PropertyKey[] = [];
+  for (;;) {
+    const issue = firstIssue(issues);
+    const branch = issue.code === 'invalid_union' && !('note' in issue && issue.note !== undefined) ? closestBranch(issue.errors) : undefined;
+    if (branch === undefined) return { path: [...path, ...issue.path], issue };
+    path = [...path, ...issue.path];
+    issues = branch;
+  }
+}
+
+/**
  * The first issue of a failed parse as one problem. Unions are followed into the branch the
  * value was meant for; an unknown field is named in the path (the object's error message
  * says which fields it takes). Messages are the schema's own (every schema of this project
  * states its sentences), so the text is the same as a hand-written check gave.
  */
 export function firstSchemaProblem(error: z.ZodError, prefix: readonly PropertyKey[] = []): SchemaProblem {
-  let issues: readonly Issue[] = error.issues;
-  let path: PropertyKey[] = [...prefix];
-  for (;;) {
-    const issue = firstIssue(issues);
-    const branch = issue.code === 'invalid_union' && !('note' in issue && issue.note !== undefined) ? closestBranch(issue.errors) : undefined;
-    if (branch !== undefined) {
-      path = [...path, ...issue.path];
-      issues = branch;
-      continue;
-    }
-    const at = [...path, ...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]] : [])];
-    return { path: jsonPath(at), problem: issue.message };
-  }
+  const { path, issue } = firstSchemaIssue(error);
+  const at = [...prefix, ...path, ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]] : [])];
+  return { path: jsonPath(at), problem: issue.message };
 }

@@ -10,6 +10,12 @@ import { DEVICE_API, type DeviceJoin, type DeviceWelcome, type HubEvent, type Pa
 import { NoWebGpu, pageGpuContext } from './page-gpu.ts';
 import { page, type PageElement } from './page-globals.ts';
 import { runJob } from './run-job.ts';
+import * as z from 'zod';
+
+// The page decodes jobs with the wire schemas (zod). The page's Content-Security-Policy forbids
+// evaluating code, and zod's test of whether it may (for its faster compiled checks) would
+// log a refusal in the console: it is told not to try.
+z.config({ jitless: true });
 
 const element = (id: string): PageElement => {
   const found = page.document.getElementById(id);
