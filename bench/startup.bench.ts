@@ -9,9 +9,9 @@
  *   npm run bench:startup -- [--runs 15]
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { median } from 'simple-statistics';
+import { newestFile } from '../src/backends/child-module.ts';
 
 const args = process.argv.slice(2);
 const refuse = (message: string): never => {
@@ -22,10 +22,6 @@ if (!(args.length === 0 || (args.length === 2 && args[0] === '--runs'))) refuse(
 const runs = args.length === 2 ? Number(args[1]) : 15;
 if (!Number.isSafeInteger(runs) || runs < 3) refuse(`--runs must be a whole number of at least 3, got ${args[1]}.`);
 
-/** The newest modification time under `dir`: bin/memplan.js runs dist/ only when it is newer than every source. */
-function newestFile(dir: string): number {
-  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestFile(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
-}
 const built = 'dist/cli/main.js';
 if (!existsSync(built) || statSync(built).mtimeMs < newestFile('src')) refuse('build first (npm run build): a source is newer than dist/, so the command would compile TypeScript on the fly.');
 

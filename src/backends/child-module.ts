@@ -57,8 +57,8 @@ export function workerModule(base: string, name: string): WorkerModule {
   };
 }
 
-/** The newest modification time of any file under `dir`. */
-function newestFile(dir: string): number {
+/** The newest modification time of any file under `dir` (how bin/memplan.js and this module tell a build from stale sources). */
+export function newestFile(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

@@ -4,8 +4,8 @@ import type { Approach } from '../core/plans.ts';
 import { servedKinds, unservedBackend, type BackendKind } from '../backends/registry.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
 import { JsonSyntaxError, scanJson } from '../io/json-positions.ts';
-import { firstSchemaProblem } from '../io/schema-problem.ts';
 import { CHART_KINDS, experimentSchema, UNITS } from './experiment-schema.ts';
+import { checkFile, failIn } from './file-check.ts';
 import { findPlanner } from '../planners/registry.ts';
 import { UnknownPlannerError } from '../planners/unknown-planner-error.ts';
 import { ExperimentError } from './experiment-error.ts';
@@ -129,15 +129,8 @@ export function parseExperiment(text: string, file: string): Experiment {
     if (error instanceof JsonSyntaxError) throw new ExperimentError(`${file}:${error.line}:${error.column}: invalid JSON: ${error.problem}.`);
     throw error;
   }
-  const fail = (path: string, problem: string): never => {
-    throw new ExperimentError(`${file}: ${path}: ${problem}`);
-  };
-  const parsed = experimentSchema().safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    const { path, problem } = firstSchemaProblem(parsed.error);
-    return fail(path, problem);
-  }
-  const root = parsed.data;
+  const fail = failIn(file);
+  const root = checkFile(experimentSchema(), JSON.parse(text), file);
   const baseDir = dirname(file);
   const relative = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
 

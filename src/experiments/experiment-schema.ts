@@ -44,7 +44,7 @@ const RECORD_VALUE: Readonly<Record<RecordOptionKind, z.ZodType>> = {
   boolean: flag,
   size: whole(1),
   order: oneOf(OPERATOR_ORDERS),
-  schedule: z.string().refine((v) => parseSchedule(v) !== undefined),
+  schedule: z.unknown().refine((v) => parseSchedule(v) !== undefined, { error: (issue) => `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(issue.input)}.` }),
 };
 
 /** The record options an experiment sets: every option of the one table but `scratch`, which the executing backend plans itself. */
@@ -52,11 +52,7 @@ const records = fields(
   Object.fromEntries(
     Object.entries(RECORD_OPTION_FIELDS)
       .filter(([key]) => key !== 'scratch')
-      .map(([key, kind]) => {
-        const value =
-          kind === 'schedule' ? z.unknown().refine((v) => parseSchedule(v) !== undefined, { error: (issue) => `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(issue.input)}.` }) : RECORD_VALUE[kind];
-        return [key, value.optional()];
-      }),
+      .map(([key, kind]) => [key, RECORD_VALUE[kind].optional()]),
   ),
 ).meta({ description: 'How graphs become usage records (graph/lifetimes.ts RecordOptions); default: each tensor its own element size, no graph I/O.' });
 

@@ -1,7 +1,7 @@
 import { parseStorageBandwidth } from '../../io/storage-bandwidth.ts';
 import type { StudyConfig } from '../study.ts';
 import { type FlexnnBudgetFile, flexnnBudgetSchema } from './flexnn-budget-schema.ts';
-import { checkStudyFile, failIn } from './study-file-schema.ts';
+import { checkFile, failIn } from '../file-check.ts';
 
 /**
  * The file of the FlexNN budget study (experiments/flexnn-budget.json): networks and the
@@ -83,7 +83,7 @@ export interface PaperHeadline {
 }
 
 export function parseFlexnnBudget(data: Record<string, unknown>, file: string): FlexnnBudgetConfig {
-  const o = checkStudyFile(flexnnBudgetSchema(), data, file);
+  const o = checkFile(flexnnBudgetSchema(), data, file);
   const fail = failIn(file);
   const distinct = (list: readonly { label: string }[], path: string): void => {
     if (new Set(list.map((x) => x.label)).size !== list.length) fail(path, 'every label must be different.');

@@ -5,7 +5,7 @@ import { parseStorageBandwidth, type StorageBandwidth } from '../../io/storage-b
 import type { StatedSpeeds } from '../../io/storage-device.ts';
 import type { StudyConfig } from '../study.ts';
 import { type GemmGridFile, type GemmTilingFile, gemmTilingSchema, SCHEDULERS } from './gemm-tiling-schema.ts';
-import { checkStudyFile, type Fail, failIn } from './study-file-schema.ts';
+import { checkFile, type Fail, failIn } from '../file-check.ts';
 
 /**
  * The file of the GEMM-tiling study (experiments/gemm-tiling.json): a grid of tile sizes
@@ -82,7 +82,7 @@ export function gridCells(grid: Pick<GemmGrid, 'n' | 'tiles' | 'budgets'>): { fe
 }
 
 export function parseGemmTiling(data: Record<string, unknown>, file: string): GemmTilingConfig {
-  const o = checkStudyFile(gemmTilingSchema(), data, file);
+  const o = checkFile(gemmTilingSchema(), data, file);
   const fail = failIn(file);
   const quick = o.quick === undefined ? undefined : parseGrid(fail, o.quick, '$.quick');
   const schedulers = [...(o.schedulers ?? SCHEDULERS)];

@@ -4,7 +4,7 @@ import { UnknownPlannerError } from '../../planners/unknown-planner-error.ts';
 import type { StudyConfig } from '../study.ts';
 import { parallelGroupsSchema } from './parallel-groups-schema.ts';
 import { checkThesis, type ThesisFigures } from './parallel-groups-thesis.ts';
-import { checkStudyFile, type Fail, failIn } from './study-file-schema.ts';
+import { checkFile, type Fail, failIn } from '../file-check.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import type { BackendKind } from '../../backends/registry.ts';
 
@@ -74,7 +74,7 @@ export interface GroupsWebGpu {
 }
 
 export function parseParallelGroups(data: Record<string, unknown>, file: string): ParallelGroupsConfig {
-  const o = checkStudyFile(parallelGroupsSchema(), data, file);
+  const o = checkFile(parallelGroupsSchema(), data, file);
   const fail = failIn(file);
   // What the schema cannot decide: each id must name a registered planner.
   const planner = (id: string, path: string): string => {

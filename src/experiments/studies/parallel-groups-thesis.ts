@@ -1,5 +1,5 @@
 import type { ThesisFile } from './parallel-groups-schema.ts';
-import type { Fail } from './study-file-schema.ts';
+import type { Fail } from '../file-check.ts';
 
 /**
  * The thesis' figures, as published (its table "Результаты (1)"): per network (the thesis'

@@ -1,32 +1,13 @@
 import * as z from 'zod';
-import { firstSchemaProblem } from '../../io/schema-problem.ts';
-import { ExperimentError } from '../experiment-error.ts';
 import { experimentSchema, fields, say } from '../experiment-schema.ts';
 
 /**
  * What the three study files' schemas share: the fields every study file has, the numbers
  * their figures are, and the check that turns a schema's first problem into the one sentence
- * a user reads. Each study's schema (`*-schema.ts`) states its file's shape; its config module
+ * a user reads (../file-check.ts). Each study's schema (`*-schema.ts`) states its file's shape; its config module
  * then checks what the schema cannot say (one field against another, duplicates, sizes and
  * speeds) and fills the defaults.
  */
-
-/** Stops a study file's parse: the file, the JSON path of the field, one sentence. */
-export type Fail = (path: string, problem: string) => never;
-
-export function failIn(file: string): Fail {
-  return (path, problem) => {
-    throw new ExperimentError(`${file}: ${path}: ${problem}`);
-  };
-}
-
-/** The file as its schema reads it, or the ExperimentError naming its first problem. */
-export function checkStudyFile<T extends z.ZodType>(schema: T, data: unknown, file: string): z.output<T> {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const { path, problem } = firstSchemaProblem(parsed.error);
-  return failIn(file)(path, problem);
-}
 
 /** The name rule of experiment files (it names a results folder), from their schema. */
 export function resultsName() {
