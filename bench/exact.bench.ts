@@ -33,7 +33,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { geometricMean } from 'simple-statistics';
 import { lowerBounds } from '../src/core/bounds.ts';
@@ -46,9 +45,9 @@ import { planAndVerify, type VerifiedResult } from '../src/planners/plan-and-ver
 import { exact, type ExactPlannerOptions } from '../src/planners/offsets/exact.ts';
 import { beyondLimit, type OffsetsPlanner, type PlannerOptions } from '../src/planners/planner.ts';
 import { findPlanner, PLANNERS } from '../src/planners/registry.ts';
+import { BENCH_OUT, REPO_ROOT } from './bench-out.ts';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
+const OUT_DIR = BENCH_OUT;
 
 interface Target {
   readonly group: string;

@@ -19,15 +19,14 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
 import { geometricMean, median } from 'simple-statistics';
 import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { ZOO } from '../src/models/zoo.ts';
+import { BENCH_OUT, REPO_ROOT } from './bench-out.ts';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const OUT_CSV = join(REPO_ROOT, 'bench', 'out', 'executor-builds.csv');
+const OUT_CSV = join(BENCH_OUT, 'executor-builds.csv');
 const USAGE = 'usage: npm run bench:executor-builds -- --against DIR [--network NAME-SUBSTRING]... [--rounds N] [--repetitions N] [--warmup N]';
 const run = promisify(execFile);
 

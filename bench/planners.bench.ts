@@ -17,7 +17,6 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { geometricMean } from 'simple-statistics';
 import { lowerBounds, type LowerBounds } from '../src/core/bounds.ts';
@@ -28,11 +27,11 @@ import { loadProblem } from '../src/io/source.ts';
 import { planAndVerify } from '../src/planners/plan-and-verify.ts';
 import type { Complexity, Planner } from '../src/planners/planner.ts';
 import { PLANNERS } from '../src/planners/registry.ts';
+import { BENCH_OUT, REPO_ROOT } from './bench-out.ts';
 
-const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_TRACES = resolve(REPO_ROOT, '..', 'shared', 'traces');
 const TRACE_SETS = ['minimalloc', 'omnimalloc-small', 'idealloc'] as const;
-const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
+const OUT_DIR = BENCH_OUT;
 const OUT_CSV = join(OUT_DIR, 'planners.csv');
 
 /** A single run longer than this is not repeated. */

@@ -47,7 +47,7 @@ export interface Timeline {
   readonly problem: Problem;
 }
 
-/** onnxruntime-node beside our executor: its latency, ours over its, and how far outputs differ. */
+/** A peer runtime beside our executor (onnxruntime-node, onnxruntime-web): its latency, ours over its, and how far outputs differ. */
 export interface PeerReport {
   readonly runtime: string;
   readonly latencyMs: LatencySummary;
@@ -99,7 +99,10 @@ export interface ExecuteReport {
   /** Deprecated alias of memory.peakRss. */
   readonly peakRssBytes: number;
   readonly device: DeviceInfo;
+  /** onnxruntime-node, native (with the `peer` option). */
   readonly peer?: PeerReport;
+  /** Every peer timed, native first, then onnxruntime-web's WebAssembly build (with `webPeer`). */
+  readonly peers?: readonly PeerReport[];
   /** A backend that runs a step's operators at once (cpu-parallel): its steps, their timings, and how busy its workers were. */
   readonly parallel?: ParallelReport;
   /** With the `timeline` option: every operator of one inference, where the backend can time them (not part of exec's JSON). */

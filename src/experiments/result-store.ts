@@ -31,8 +31,10 @@ export class ResultStore {
   }
 
   /**
-   * The most recent run folder of an experiment, for `--resume`: of the folders named with
-   * `suffix` (one shard's), or of the unsharded ones (no shard or merge suffix).
+   * The most recent run folder of an experiment (run ids are UTC times: the last by name).
+   * For `--resume`: of the folders named with `suffix` (one shard's), or of the unsharded
+   * ones (no shard or merge suffix). For `report`, `suffix` '*': of every folder with a
+   * run.json, shards and merges too.
    */
   static async latest(root: string, experiment: string, suffix = ''): Promise<ResultStore | undefined> {
     const base = join(root, experiment);
@@ -42,7 +44,7 @@ export class ResultStore {
       .map((e) => e.name)
       // A merge's folder in the making (`.partial-<pid>`) is nobody's run.
       .filter((name) => !name.includes('.partial-'))
-      .filter((name) => (suffix === '' ? !/-shard-\d+-of-\d+$|-merged$/.test(name) : name.endsWith(suffix)))
+      .filter((name) => (suffix === '*' ? existsSync(join(base, name, 'run.json')) : suffix === '' ? !/-shard-\d+-of-\d+$|-merged$/.test(name) : name.endsWith(suffix)))
       .sort();
     return runs.length === 0 ? undefined : new ResultStore(join(base, runs[runs.length - 1]));
   }

@@ -277,6 +277,20 @@ function runCell(experiment: Experiment, source: string, label: string, planner:
  * without being read, so a trace present here and absent on another machine moves no cell.
  */
 async function shareOf(experiment: Experiment, planners: readonly Planner[], shard: ShardSpec, absent: ReadonlySet<string>): Promise<ShardInfo> {
+  const cells = await shareableCells(experiment, planners);
+  const owner = assignShards(cells, shard.count);
+  return {
+    index: shard.index,
+    count: shard.count,
+    configHash: configHash({ ...experiment, file: undefined }),
+    order: cells.map((c) => c.key),
+    assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
+    absentSources: experiment.models.filter((m) => absent.has(m.source)).map((m) => m.source),
+  };
+}
+
+/** Every cell of an experiment, in the order an unsharded run runs them, with the cost the split weighs it by. */
+export async function shareableCells(experiment: Experiment, planners: readonly Planner[]): Promise<ShareableCell[]> {
   const cells: ShareableCell[] = [];
   for (const model of experiment.models) {
     const records = isFileSource(model.source) ? FILE_SOURCE_RECORDS : (await loadModel(model.source, experiment)).problem.records.length;
@@ -287,15 +301,7 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
       }
     }
   }
-  const owner = assignShards(cells, shard.count);
-  return {
-    index: shard.index,
-    count: shard.count,
-    configHash: configHash({ ...experiment, file: undefined }),
-    order: cells.map((c) => c.key),
-    assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
-    absentSources: experiment.models.filter((m) => absent.has(m.source)).map((m) => m.source),
-  };
+  return cells;
 }
 
 /**

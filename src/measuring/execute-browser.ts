@@ -18,7 +18,7 @@ const RUN_LIMIT_MS = 60 * 60_000;
  * page), and reported as every backend reports.
  */
 export async function executeInPage(source: Graph, options: ExecuteOptions, placement: PagePlacement): Promise<ExecuteReport> {
-  if (options.peer) throw new BackendError('the browser backend times the page alone; --peer (onnxruntime on this machine) does not combine with it.');
+  if (options.peer || options.webPeer) throw new BackendError('the browser backend times the page alone; --peer (onnxruntime on this machine) does not combine with it.');
   const session = await openBrowserSession(placement.browser === undefined ? {} : { browser: placement.browser });
   try {
     const run = { backend: 'browser', repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true };

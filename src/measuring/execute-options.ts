@@ -26,6 +26,8 @@ export interface ExecuteOptions extends RunSettings {
   readonly verifyByExecution?: boolean;
   /** Also time onnxruntime-node (single thread) on the same network and inputs. */
   readonly peer?: boolean;
+  /** Also time onnxruntime-web's WebAssembly build (single thread, after tier-up) on the same network and inputs. */
+  readonly webPeer?: boolean;
   /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
   readonly workers?: number;
   /**

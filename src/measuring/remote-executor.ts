@@ -51,7 +51,7 @@ export async function agentInfo(url: string, token: string, timeoutSeconds = INF
  * runtime (the agent times only its own backend).
  */
 export async function executeOnAgent(source: Graph, options: ExecuteOptions, agent: AgentPlacement): Promise<ExecuteReport> {
-  if (options.peer) throw new RemoteError('the peer runtime (onnxruntime) is timed on this machine; a job on an agent does not take it.');
+  if (options.peer || options.webPeer) throw new RemoteError('the peer runtime (onnxruntime) is timed on this machine; a job on an agent does not take it.');
   const base = agentUrl(agent.url);
   const info = await agentInfo(agent.url, agent.token);
   const { kind, requiredAlignment } = servedBy(info, base, options.backend.kind, agent.device);

@@ -55,6 +55,11 @@ export async function writeTable(table: PaperTable, base: string): Promise<strin
 /** `memplan report <run-dir>`: the table in three formats and the experiment's charts, in `<run-dir>/report/`. */
 export async function reportRun(dir: string): Promise<{ markdown: string; files: string[] }> {
   const run = await loadRun(dir);
+  // A shard whose every cell's source was absent on its machine, or a run killed before its
+  // first cell: no table or chart to draw, and one sentence, not a chart's stack trace.
+  if (run.results.length === 0) {
+    throw new ExperimentError(`${dir} holds no finished cell (every source absent here, or the run stopped before its first cell); nothing to report.`);
+  }
   const out = join(dir, 'report');
   const name = run.experiment.name;
   const markdown = await writeTable(runTable(run), join(out, name));

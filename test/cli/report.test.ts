@@ -27,6 +27,8 @@ beforeAll(async () => {
   // Two runs that wrote into one folder at once: the same cell on lines 1 and 3.
   const cell = (planner: string): string => `${JSON.stringify({ model: 'zoo:blazeface', planner, backend: 'plan-only' })}\n`;
   await folder('doubled', JSON.stringify({ config }), `${cell('offsets/naive')}${cell('offsets/greedy-by-size')}${cell('offsets/naive')}`);
+  // A shard whose every source was absent on its machine: run.json, no cell.
+  await folder('no-cells', JSON.stringify({ config: { ...config, report: { charts: ['scaling'] } } }), '');
 });
 
 afterAll(async () => {
@@ -54,6 +56,11 @@ describe('memplan report on a folder that is not a run', () => {
     expect(userErrorLine(await memplan('report', folder))).toBe(
       `memplan: ${folder} holds the cell zoo:blazeface / offsets/naive / plan-only twice (results.jsonl lines 1 and 3): two runs wrote into it at once, so run the experiment again into a new folder.`,
     );
+  });
+
+  it('says in one sentence that a run without a finished cell has nothing to report (no chart of nothing)', async () => {
+    const folder = join(dir, 'no-cells');
+    expect(userErrorLine(await memplan('report', folder))).toBe(`memplan: ${folder} holds no finished cell (every source absent here, or the run stopped before its first cell); nothing to report.`);
   });
 
   it('names the studies it knows when a run folder names another', async () => {

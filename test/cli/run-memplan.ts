@@ -25,11 +25,11 @@ export function runNode(...args: string[]): Promise<CommandRun> {
   return runCommand(process.execPath, args);
 }
 
-/** Runs a program from the repository root with colours off (and `env` added), collecting its output. */
-export function runCommand(program: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<CommandRun> {
+/** Runs a program from the repository root (or `cwd`) with colours off (and `env` added), collecting its output. */
+export function runCommand(program: string, args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

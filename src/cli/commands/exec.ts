@@ -79,7 +79,7 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         .option('seed', { type: 'number', default: 1, describe: 'seed of the weights and the input' })
         .option('weights', { choices: ['seeded', 'file'] as const, default: 'seeded' as const, describe: "seeded random, or the file's own float32 weights" })
         .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (a power of two, at least 4)' })
-        .option('peer', { type: 'boolean', default: false, describe: 'also time onnxruntime-node (one thread) on the same network and inputs' })
+        .option('peer', { type: 'boolean', default: false, describe: "also time onnxruntime-node and onnxruntime-web's WebAssembly build (one thread each) on the same network and inputs" })
         .option('trace', { type: 'string', describe: 'also time every operator of one more inference and write it as a Perfetto / Chrome trace (JSON) to this file' })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ExecArgs>,
     async (args) => {
@@ -153,7 +153,7 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
       const { kind, placement } = execPlacement(args, backend);
-      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
+      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: args.peer, webPeer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, ...printed } = report;
       if (args.json) {
@@ -176,10 +176,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
             `device time median ${d.median.toFixed(2)} ms, min ${d.min.toFixed(2)}, 95% CI [${d.ci95[0].toFixed(2)}, ${d.ci95[1].toFixed(2)}] (${String(report.device.timing ?? 'device clock')}: the dispatches alone)`,
           );
         }
-        if (report.peer) {
-          lines.push(
-            `peer        ${report.peer.runtime}: median ${report.peer.latencyMs.median.toFixed(2)} ms; ours/peer ${report.peer.ratio.toFixed(2)}x; relative error ${report.peer.relativeError.toExponential(2)}`,
-          );
+        for (const peer of report.peers ?? []) {
+          lines.push(`peer        ${peer.runtime}: median ${peer.latencyMs.median.toFixed(2)} ms; ours/peer ${peer.ratio.toFixed(2)}x; relative error ${peer.relativeError.toExponential(2)}`);
         }
         process.stdout.write(`${lines.join('\n')}\n`);
       }

@@ -50,12 +50,12 @@ export function registerReport(cli: Argv, text: CommandText): Argv {
 
 /**
  * The run a target names: the folder itself when it is a run (it has run.json), else the
- * latest run of the experiment folder it is (run ids are UTC times: the last by name), said
- * on stderr.
+ * latest run of the experiment folder it is, said on stderr.
  */
 async function runFolder(target: string): Promise<string> {
   if (existsSync(join(target, 'run.json')) || !existsSync(target) || !statSync(target).isDirectory()) return target;
-  const latest = await ResultStore.latest(dirname(resolve(target)), basename(resolve(target)));
+  // A shard or a merge is a run to report too (a user who ran one shard has only that).
+  const latest = await ResultStore.latest(dirname(resolve(target)), basename(resolve(target)), '*');
   if (latest === undefined) return target;
   const run = join(target, basename(latest.dir));
   process.stderr.write(`memplan: reporting the latest run of ${target}: ${run}\n`);

@@ -8,6 +8,7 @@ import type { ExecuteOptions } from '../execute-options.ts';
 import { memoryReport, type ExecuteReport, type PeerReport } from '../../backends/execution-report.ts';
 import { summarizeLatency } from '../../backends/latency.ts';
 import { relativeError, runOnnxRuntime } from '../onnxruntime-peer.ts';
+import { runOnnxRuntimeWeb } from '../onnxruntime-web-peer.ts';
 import { parallelReport } from '../../backends/parallel-report.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { bitIdentical, seededInputs, weightedGraph, withoutWeights } from '../../backends/run-data.ts';
@@ -58,7 +59,7 @@ export async function naiveReference(source: Graph, options: Omit<ExecuteOptions
  */
 export async function executeIsolated(source: Graph, options: ExecuteOptions): Promise<ExecuteReport> {
   const weightsKind = options.weights ?? 'seeded';
-  const weighted = harnessGraph(source, weightsKind, options.seed, options.peer === true);
+  const weighted = harnessGraph(source, weightsKind, options.seed, options.peer === true || options.webPeer === true);
   const records = executionRecords(options.backend, options.records);
   const { graph, problem } = plannedProblem(weighted, records);
   const alignment = Math.max(await options.backend.requiredAlignment(), options.alignment ?? 1);
@@ -73,12 +74,16 @@ export async function executeIsolated(source: Graph, options: ExecuteOptions): P
   if (options.reference !== undefined) matchesNaive = bitIdentical(measured.outputs, options.reference);
   else if (options.verifyByExecution ?? true) matchesNaive = bitIdentical(measured.outputs, await naiveReference(source, options));
   const latencyMs = summarizeLatency(measured.samples, options.seed);
-  let peer: PeerReport | undefined;
-  if (options.peer) {
-    const run = await runOnnxRuntime(graph, seededInputs(graph, options.seed), { warmup: options.warmup, repetitions: options.repetitions });
-    const peerLatency = summarizeLatency(run.samples, options.seed);
-    peer = { runtime: run.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, run.outputs) };
+  // The peers run after ours, one at a time, on the same inputs and repetitions.
+  const peers: PeerReport[] = [];
+  const runs = { warmup: options.warmup, repetitions: options.repetitions };
+  for (const run of [options.peer ? runOnnxRuntime : undefined, options.webPeer ? runOnnxRuntimeWeb : undefined]) {
+    if (run === undefined) continue;
+    const peerRun = await run(graph, seededInputs(graph, options.seed), runs);
+    const peerLatency = summarizeLatency(peerRun.samples, options.seed);
+    peers.push({ runtime: peerRun.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, peerRun.outputs) });
   }
+  const peer = options.peer ? peers[0] : undefined;
   const memory = memoryReport(plan.footprint, measured);
   const { deviceSamples, samples } = measured;
   return {
@@ -92,6 +97,7 @@ export async function executeIsolated(source: Graph, options: ExecuteOptions): P
     peakRssBytes: memory.peakRss,
     device: measured.device,
     ...(peer ? { peer } : {}),
+    ...(peers.length > 0 ? { peers } : {}),
     ...(measured.parallel ? { parallel: parallelReport(measured.parallel) } : {}),
     ...(measured.spans ? { timeline: { spans: measured.spans, problem } } : {}),
   };
