@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { BENCH } from './how.ts';
+
+runReadmeGroup('benchmarks', BENCH);

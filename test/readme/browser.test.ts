@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { BROWSER } from './how.ts';
+
+runReadmeGroup('browsers', BROWSER);

@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { EXECUTION } from './how.ts';
+
+runReadmeGroup('running plans, agents and traces', EXECUTION);

@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { EXPERIMENTS } from './how.ts';
+
+runReadmeGroup('experiments, sweeps and studies', EXPERIMENTS);

@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { PLANNING } from './how.ts';
+
+runReadmeGroup('planning, sources and checking plans', PLANNING);

@@ -1,0 +1,4 @@
+import { runReadmeGroup } from './commands.ts';
+import { REPRODUCE } from './how.ts';
+
+runReadmeGroup('reproducing the paper', REPRODUCE);
