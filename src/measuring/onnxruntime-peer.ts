@@ -3,8 +3,6 @@ import { writeOnnx } from '../io/onnx/write-onnx.ts';
 import { BackendError } from '../backends/backend-error.ts';
 import { graphOutputs, type OrtLike, type PeerRun, peerFeeds, timeSession } from './peer-session.ts';
 
-export { relativeError, type PeerRun } from './peer-session.ts';
-
 type Ort = typeof import('onnxruntime-node');
 
 async function loadOrt(): Promise<Ort> {

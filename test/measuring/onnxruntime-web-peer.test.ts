@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { seededInputs, weightedGraph } from '../../src/backends/run-data.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
-import { relativeError, runOnnxRuntime } from '../../src/measuring/onnxruntime-peer.ts';
+import { runOnnxRuntime } from '../../src/measuring/onnxruntime-peer.ts';
 import { runOnnxRuntimeWeb } from '../../src/measuring/onnxruntime-web-peer.ts';
+import { relativeError } from '../../src/measuring/peer-session.ts';
 
 describe("onnxruntime-web's WebAssembly build as a peer", () => {
   it('runs the same ONNX file in a process of its own: the repetitions asked for, outputs equal to onnxruntime-node to float32 rounding', async () => {
