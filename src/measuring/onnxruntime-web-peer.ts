@@ -1,16 +1,14 @@
-import type { Graph } from '../graph/ir.ts';
-import { writeOnnx } from '../io/onnx/write-onnx.ts';
 import { forkMeasured } from './isolation/measured-child.ts';
 import type { WebPeerResult } from './onnxruntime-web-process.ts';
-import { graphOutputs, type PeerRun, peerFeeds } from './peer-session.ts';
+import { graphOutputs, type PeerJob, type PeerRun } from './peer-session.ts';
 
 /**
  * Runs the graph in onnxruntime-web's WebAssembly build (one thread, SIMD), in a process of
  * its own started with --no-liftoff (onnxruntime-web-process.ts): the same ONNX file and
  * inputs as onnxruntime-node's peer, timed after V8's optimizing tier has compiled it.
  */
-export async function runOnnxRuntimeWeb(graph: Graph, inputs: ReadonlyMap<string, Float32Array>, runs: { warmup: number; repetitions: number }): Promise<PeerRun> {
-  const job = { model: writeOnnx(graph, { weights: 'random' }), feeds: peerFeeds(graph, inputs), runs };
-  const result = await forkMeasured<WebPeerResult>(import.meta.url, './onnxruntime-web-process', [], (post) => post({ type: 'job', job }));
-  return { runtime: result.runtime, samples: result.samples, outputs: graphOutputs(graph, result.outputs) };
+export async function runOnnxRuntimeWeb(job: PeerJob, runs: { warmup: number; repetitions: number }): Promise<PeerRun> {
+  const sent = { model: job.model, feeds: job.feeds, runs };
+  const result = await forkMeasured<WebPeerResult>(import.meta.url, './onnxruntime-web-process', [], (post) => post({ type: 'job', job: sent }));
+  return { runtime: result.runtime, samples: result.samples, outputs: graphOutputs(job.graph, result.outputs) };
 }

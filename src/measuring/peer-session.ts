@@ -1,4 +1,5 @@
 import { elementCount, type Graph } from '../graph/ir.ts';
+import { writeOnnx } from '../io/onnx/write-onnx.ts';
 
 /**
  * What onnxruntime's two JavaScript packages share (onnxruntime-common): a tensor and an
@@ -21,6 +22,21 @@ export interface PeerFeed {
   readonly type: 'float32' | 'int32' | 'int64';
   readonly data: Float32Array | Int32Array | BigInt64Array;
   readonly dims: readonly number[];
+}
+
+/**
+ * What every peer runs: the ONNX file `memplan export` writes for the graph (its weights in
+ * it) and the inputs as that file declares them. Made once and given to each peer (a large
+ * network's file is hundreds of MiB).
+ */
+export interface PeerJob {
+  readonly graph: Graph;
+  readonly model: Uint8Array;
+  readonly feeds: readonly PeerFeed[];
+}
+
+export function peerJob(graph: Graph, inputs: ReadonlyMap<string, Float32Array>): PeerJob {
+  return { graph, model: writeOnnx(graph, { weights: 'random' }), feeds: peerFeeds(graph, inputs) };
 }
 
 /** A peer runtime's run of a network: its outputs in the graph's own layout and its latency samples. */

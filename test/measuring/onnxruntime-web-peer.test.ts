@@ -3,14 +3,14 @@ import { seededInputs, weightedGraph } from '../../src/backends/run-data.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
 import { runOnnxRuntime } from '../../src/measuring/onnxruntime-peer.ts';
 import { runOnnxRuntimeWeb } from '../../src/measuring/onnxruntime-web-peer.ts';
-import { relativeError } from '../../src/measuring/peer-session.ts';
+import { peerJob, relativeError } from '../../src/measuring/peer-session.ts';
 
 describe("onnxruntime-web's WebAssembly build as a peer", () => {
   it('runs the same ONNX file in a process of its own: the repetitions asked for, outputs equal to onnxruntime-node to float32 rounding', async () => {
     const graph = weightedGraph(buildZooModel('zoo:mobilenet-v2?input=32&width=0.35'), 'seeded', 5);
-    const inputs = seededInputs(graph, 5);
     const runs = { warmup: 1, repetitions: 3 };
-    const [web, native] = [await runOnnxRuntimeWeb(graph, inputs, runs), await runOnnxRuntime(graph, inputs, runs)];
+    const job = peerJob(graph, seededInputs(graph, 5));
+    const [web, native] = [await runOnnxRuntimeWeb(job, runs), await runOnnxRuntime(job, runs)];
     expect(web.runtime).toMatch(/^onnxruntime-web 1\.\d+\.\d+ \(WebAssembly, 1 thread\)$/);
     expect(web.samples).toHaveLength(3);
     expect(web.samples.every((ms) => ms > 0)).toBe(true);

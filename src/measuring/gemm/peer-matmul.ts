@@ -1,6 +1,7 @@
 import type { Graph, Tensor } from '../../graph/ir.ts';
 import { summarizeLatency } from '../../backends/latency.ts';
 import { runOnnxRuntime } from '../onnxruntime-peer.ts';
+import { peerJob } from '../peer-session.ts';
 import { element } from '../../backends/gemm/matrix-files.ts';
 
 /** onnxruntime's MatMul on the same n, in memory, one thread: the yardstick of our kernel. */
@@ -27,14 +28,14 @@ export async function peerMatMul(n: number, seed: number, repetitions = 3): Prom
     for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) out[r * n + c] = element(seed, matrix, r, c);
     return out;
   };
-  const run = await runOnnxRuntime(
+  const job = peerJob(
     graph,
     new Map([
       ['A', values('A')],
       ['B', values('B')],
     ]),
-    { warmup: 1, repetitions },
   );
+  const run = await runOnnxRuntime(job, { warmup: 1, repetitions });
   const medianMs = summarizeLatency(run.samples, seed).median;
   return { runtime: run.runtime, n, medianMs, gflops: (2 * n ** 3) / medianMs / 1e6 };
 }

@@ -8,7 +8,7 @@ import type { ExecuteOptions } from '../execute-options.ts';
 import { memoryReport, type ExecuteReport, type PeerReport } from '../../backends/execution-report.ts';
 import { summarizeLatency } from '../../backends/latency.ts';
 import { runOnnxRuntime } from '../onnxruntime-peer.ts';
-import { relativeError } from '../peer-session.ts';
+import { type PeerJob, peerJob, relativeError } from '../peer-session.ts';
 import { runOnnxRuntimeWeb } from '../onnxruntime-web-peer.ts';
 import { parallelReport } from '../../backends/parallel-report.ts';
 import { findBackend } from '../../backends/registry.ts';
@@ -78,9 +78,12 @@ export async function executeIsolated(source: Graph, options: ExecuteOptions): P
   // The peers run after ours, one at a time, on the same inputs and repetitions.
   const peers: PeerReport[] = [];
   const runs = { warmup: options.warmup, repetitions: options.repetitions };
+  // One ONNX file and one set of inputs for every peer, made for the first.
+  let onnx: PeerJob | undefined;
   for (const run of [options.peer ? runOnnxRuntime : undefined, options.webPeer ? runOnnxRuntimeWeb : undefined]) {
     if (run === undefined) continue;
-    const peerRun = await run(graph, seededInputs(graph, options.seed), runs);
+    onnx ??= peerJob(graph, seededInputs(graph, options.seed));
+    const peerRun = await run(onnx, runs);
     const peerLatency = summarizeLatency(peerRun.samples, options.seed);
     peers.push({ runtime: peerRun.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, peerRun.outputs) });
   }

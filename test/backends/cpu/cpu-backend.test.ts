@@ -3,7 +3,7 @@ import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { kernelScratchBytes } from '../../../src/backends/cpu/kernels/index.ts';
 import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm-simd.ts';
 import { runOnnxRuntime } from '../../../src/measuring/onnxruntime-peer.ts';
-import { relativeError } from '../../../src/measuring/peer-session.ts';
+import { peerJob, relativeError } from '../../../src/measuring/peer-session.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
@@ -92,7 +92,7 @@ describe('the CPU backend', () => {
     const inputs = seededInputs(graph, 3);
     const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
     const ours = await prepared.infer(inputs);
-    const peer = await runOnnxRuntime(graph, inputs, { warmup: 0, repetitions: 1 });
+    const peer = await runOnnxRuntime(peerJob(graph, inputs), { warmup: 0, repetitions: 1 });
     return { ours, peer };
   }
 
