@@ -89,11 +89,13 @@ export const REPRODUCE: Readonly<Record<string, How>> = {
   },
 };
 
+/** The scaling sweep's cell its README commands run (and resume): one planner on the 1000-record chain. */
+const SCALING_CELL = /chain\?n=1000&.*offsets\/greedy-by-size/;
+
 export const EXPERIMENTS: Readonly<Record<string, How>> = {
-  'npx memplan run experiments/scaling.json': oneCell('scaling', /chain\?n=1000&.*offsets\/greedy-by-size/, /scaling 1\/1 chain-1000 offsets\/greedy-by-size/, 'a minute without ../shared, 5 with it'),
+  'npx memplan run experiments/scaling.json': oneCell('scaling', SCALING_CELL, /scaling 1\/1 chain-1000 offsets\/greedy-by-size/, 'a minute without ../shared, 5 with it'),
   'npx memplan run experiments/scaling.json --resume': {
-    run: async (sandbox) =>
-      `npx memplan run experiments/scaling.json --resume --shard ${await shardHolding(join(sandbox.dir, 'experiments/scaling.json'), (key) => /chain\?n=1000&.*offsets\/greedy-by-size/.test(key))}`,
+    run: async (sandbox) => `npx memplan run experiments/scaling.json --resume --shard ${await shardHolding(join(sandbox.dir, 'experiments/scaling.json'), (key) => SCALING_CELL.test(key))}`,
     why: 'the shard the run above ran',
     check: (ran) => expect(ran.stderr).toMatch(/1 cell finished before, kept \(1\/1\)/),
   },
