@@ -8,7 +8,7 @@
  *   npm run bench:gemm -- [--n 4096]
  */
 import { packB } from '../src/backends/cpu/kernels/gemm.ts';
-import { pageAlignedMemory, tileGemmOn } from '../src/backends/cpu/kernels/wasm-tile-gemm.ts';
+import { pageAlignedMemory, tileGemmOn } from '../src/backends/cpu/kernels/wasm/tile-gemm.ts';
 import { element } from '../src/backends/gemm/matrix-files.ts';
 import { peerMatMul } from '../src/measuring/gemm/peer-matmul.ts';
 

@@ -10,7 +10,7 @@ import type { Planner } from '../../planners/planner.ts';
 /** A WebAssembly memory grows in pages of 64 KiB: the buffer is whole pages. */
 export const PAGE_BYTES = 65536;
 
-/** Bytes before the plan's byte 0 in the buffer's memory: the SIMD kernels' temporary area (wasm-simd.ts). */
+/** Bytes before the plan's byte 0 in the buffer's memory: the SIMD kernels' temporary area (wasm/engine.ts). */
 export const KERNEL_AREA_BYTES = 64;
 
 /**

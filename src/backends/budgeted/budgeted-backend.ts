@@ -7,9 +7,10 @@ import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest, StreamingSta
 import { BackendError } from '../backend-error.ts';
 import { GraphIo } from '../cpu/graph-io.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
-import { MAX_PAGES } from '../cpu/kernels/wasm-encoder.ts';
-import { sharedMemory, simdEngineOn } from '../cpu/kernels/wasm-simd.ts';
-import { layerKernel, type ArenaContext } from '../cpu/arena-kernels.ts';
+import { MAX_PAGES } from '../cpu/kernels/wasm/encoder.ts';
+import { sharedMemory, simdEngineOn, simdKernelsTitle } from '../cpu/kernels/wasm/engine.ts';
+import type { ArenaContext } from '../cpu/arena-context.ts';
+import { layerKernel } from '../cpu/arena-kernels.ts';
 import { loadSchedule } from './load-schedule.ts';
 import { loaderThread, STAGING_BYTES } from './loader-thread.ts';
 import { KERNEL_AREA_BYTES as RESERVED, PAGE_BYTES as PAGE } from './budget-share.ts';
@@ -58,7 +59,7 @@ export const budgetedBackend: Backend<'budgeted'> = {
       threads: 2,
       loader: `worker thread: O_DIRECT reads through a ${STAGING_BYTES / 2 ** 20} MiB staging area (made at start-up, in the baseline) where the file system takes them, else pread; into a shared WebAssembly memory`,
       memoryBytes: totalmem(),
-      runtime: `node ${process.version}`,
+      runtime: `node ${process.version}, ${simdKernelsTitle()}`,
     };
   },
 

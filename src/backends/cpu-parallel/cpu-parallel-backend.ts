@@ -1,3 +1,4 @@
+import { simdKernelsTitle } from '../cpu/kernels/wasm/engine.ts';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
@@ -39,7 +40,14 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   dryRun: { inferences: 1, network: 'kept' },
 
   async device(): Promise<DeviceInfo> {
-    return { backend: 'cpu-parallel', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, defaultWorkers: availableParallelism(), memoryBytes: totalmem(), runtime: `node ${process.version}` };
+    return {
+      backend: 'cpu-parallel',
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      defaultWorkers: availableParallelism(),
+      memoryBytes: totalmem(),
+      runtime: `node ${process.version}, ${simdKernelsTitle()}`,
+    };
   },
 
   /** float32 views need 4-byte offsets. */

@@ -1,4 +1,4 @@
-import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
+import { elementCount, type Node } from '../../graph/ir.ts';
 import { convGeometryOf, depthwiseFrame, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
@@ -6,23 +6,12 @@ import type { KernelCall } from './kernel.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
 import { fillColumnsNhwc } from './kernels/conv.ts';
 import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
-import type { SimdEngine } from './kernels/wasm-simd.ts';
-
-/**
- * What a layer's kernel sees of the one buffer: the SIMD engine bound to it, the buffer as
- * floats, and where each of the layer's records lies (float offsets into `heap`).
- */
-export interface ArenaContext {
-  readonly graph: Graph;
-  readonly engine: SimdEngine;
-  readonly heap: Float32Array;
-  /** Float offset of a record (a tensor name, or `<node>@weights` / `<node>@scratch`). */
-  at(id: string): number;
-}
+import type { ArenaContext } from './arena-context.ts';
+import { arenaOpKernel } from './arena-op-kernels.ts';
 
 /**
  * One layer as a closure over the buffer. Convolutions and FullyConnected run the SIMD
- * kernels of cpu/kernels/wasm-simd.ts where their operands lie: input, packed weights and
+ * kernels of cpu/kernels/wasm/engine.ts where their operands lie: input, packed weights and
  * padded bias, band buffer and output are all in the one buffer, so nothing is staged,
  * copied or allocated. Each computes the very sums the CPU backend computes (the same
  * kernels over the same values in the same order), so the outputs are bit-identical to
@@ -218,9 +207,9 @@ export function viewKernel(node: Node, context: Omit<ArenaContext, 'engine'>): {
 /** What a replaced raw input reads as: nothing (the kernel computes from its prepared form). */
 const EMPTY = new Float32Array(0);
 
-/** Any other op of the budgeted executor: a view kernel (none of its ops derives weights). */
+/** Any other op of the budgeted executor: the SIMD engine's where it has one (arena-op-kernels.ts), else a view kernel (none of its ops derives weights). */
 function cpuKernel(node: Node, context: ArenaContext): () => void {
-  return viewKernel(node, context).run;
+  return arenaOpKernel(node, context) ?? viewKernel(node, context).run;
 }
 
 /** The fused activation's clamp as float32 values (what the kernels store against). */

@@ -8,6 +8,7 @@ import { findPlanner } from '../../planners/registry.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { seededInputs } from '../run-data.ts';
 import { warmUpGraph } from '../warm-up-graph.ts';
+import { simdKernelsTitle } from './kernels/wasm/engine.ts';
 import { executionMemory } from './execution-memory.ts';
 import { GraphIo } from './graph-io.ts';
 import { kernelScratchBytes } from './kernels/index.ts';
@@ -35,7 +36,7 @@ export const cpuBackend: Backend<'cpu'> = {
   dryRun: { inferences: 1, network: 'kept' },
 
   async device(): Promise<DeviceInfo> {
-    return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}` };
+    return { backend: 'cpu', cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, threads: 1, memoryBytes: totalmem(), runtime: `node ${process.version}, ${simdKernelsTitle()}` };
   },
 
   /** float32 views need 4-byte offsets. */

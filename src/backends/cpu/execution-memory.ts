@@ -2,10 +2,10 @@ import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { BackendError } from '../backend-error.ts';
-import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine, type WasmMemory } from './kernels/wasm-simd.ts';
+import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine, type WasmMemory } from './kernels/wasm/engine.ts';
 import { nodeWeights, type NodeWeights } from './weight-placement.ts';
 
-/** Each thread's temporary area of the SIMD kernels (wasm-simd.ts gemm's `tmp`), at the memory's start: a cache line apiece. */
+/** Each thread's temporary area of the SIMD kernels (wasm/engine.ts gemm's `tmp`), at the memory's start: a cache line apiece. */
 const TEMPORARY = 64;
 const PAGE = 65536;
 /** Every region and every weight or I/O tensor starts on a cache line. */

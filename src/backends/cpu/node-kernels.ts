@@ -3,7 +3,8 @@ import type { Graph, Node } from '../../graph/ir.ts';
 import { inPlaceLayer, scratchId } from '../../graph/layer-memory.ts';
 import { BackendError } from '../backend-error.ts';
 import { layerKernel, viewKernel } from './arena-kernels.ts';
-import type { SimdEngine } from './kernels/wasm-simd.ts';
+import { arenaOpKernel } from './arena-op-kernels.ts';
+import type { SimdEngine } from './kernels/wasm/engine.ts';
 
 /** What a thread sees of the execution memory: the floats, where each record lies, and its own SIMD engine (if any). */
 export interface MemoryView {
@@ -15,24 +16,27 @@ export interface MemoryView {
 }
 
 /**
- * Each node's kernel as a closure over the memory, in `order`: in place (arena-kernels.ts
- * `layerKernel`) where the executor runs the node so (inPlaceLayer) and there is an engine,
- * else its kernel on views. `derived`: bytes of weights a view kernel derived in a form of
+ * Each node's kernel as a closure over the memory, in `order`: where there is an engine, in
+ * place (arena-kernels.ts `layerKernel`) where the executor runs the node so (inPlaceLayer),
+ * or the engine's op kernel where it has one (arena-op-kernels.ts); else its kernel on views. `derived`: bytes of weights a view kernel derived in a form of
  * its own (outside the memory). The main thread and every worker thread build their own.
  */
 export function nodeKernels(view: MemoryView, order: readonly Node[]): { kernels: (() => void)[]; derived: number } {
   let derived = 0;
   const { engine } = view;
   const kernels = order.map((node) => {
-    const layer = engine === undefined ? undefined : inPlaceLayer(view.graph, node);
-    if (layer === undefined || engine === undefined) {
-      const kernel = viewKernel(node, view);
-      derived += kernel.derived;
-      return kernel.run;
-    }
-    return layerKernel(node, layer, { ...view, engine });
+    if (engine === undefined) return viewed(node);
+    const layer = inPlaceLayer(view.graph, node);
+    if (layer !== undefined) return layerKernel(node, layer, { ...view, engine });
+    return arenaOpKernel(node, { ...view, engine }) ?? viewed(node);
   });
   return { kernels, derived };
+
+  function viewed(node: Node): () => void {
+    const kernel = viewKernel(node, view);
+    derived += kernel.derived;
+    return kernel.run;
+  }
 }
 
 /**

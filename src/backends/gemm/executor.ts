@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { PacedStorage, type StatedSpeeds } from '../../io/storage-device.ts';
 import { BackendError } from '../backend-error.ts';
-import { pageAlignedMemory, tileGemmOn } from '../cpu/kernels/wasm-tile-gemm.ts';
+import { pageAlignedMemory, tileGemmOn } from '../cpu/kernels/wasm/tile-gemm.ts';
 import { tileKey, type GemmShape, type TileId } from './gemm-shape.ts';
 import { openMatrix, tileOffset } from './matrix-files.ts';
 import type { GemmSchedule, Placement } from './schedule.ts';

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { packB } from '../cpu/kernels/gemm.ts';
-import { pageAlignedMemory } from '../cpu/kernels/wasm-tile-gemm.ts';
+import { pageAlignedMemory } from '../cpu/kernels/wasm/tile-gemm.ts';
 import type { GemmShape, Matrix, TileId } from './gemm-shape.ts';
 import { withPath } from '../../io/file-system-error.ts';
 import { makeFolder } from '../../io/make-folder.ts';

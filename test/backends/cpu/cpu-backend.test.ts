@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { kernelScratchBytes } from '../../../src/backends/cpu/kernels/index.ts';
-import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm-simd.ts';
+import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm/engine.ts';
 import { runOnnxRuntime } from '../../../src/measuring/onnxruntime-peer.ts';
 import { peerJob, relativeError } from '../../../src/measuring/peer-session.ts';
 import type { Graph } from '../../../src/graph/ir.ts';

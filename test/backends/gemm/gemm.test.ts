@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPlan } from '../../../src/core/verify.ts';
 import { BackendError } from '../../../src/backends/backend-error.ts';
 import { packB } from '../../../src/backends/cpu/kernels/gemm.ts';
-import { pageAlignedMemory, tileGemmOn } from '../../../src/backends/cpu/kernels/wasm-tile-gemm.ts';
+import { pageAlignedMemory, tileGemmOn } from '../../../src/backends/cpu/kernels/wasm/tile-gemm.ts';
 import { checkProduct } from '../../../src/backends/gemm/check-product.ts';
 import { dynamicSchedule } from '../../../src/backends/gemm/dynamic-schedule.ts';
 import { BudgetViolation, executeSchedule } from '../../../src/backends/gemm/executor.ts';

@@ -71,7 +71,7 @@ function binary(call: KernelCall, isMul: boolean): void {
  * of axes and is 1 elsewhere, the count of output elements each of its values covers in a
  * row (the product of outShape after the run); otherwise -1.
  */
-function blockInner(shape: readonly number[], outShape: readonly number[]): number {
+export function blockInner(shape: readonly number[], outShape: readonly number[]): number {
   const rank = outShape.length;
   const offset = rank - shape.length;
   if (offset < 0) return -1;

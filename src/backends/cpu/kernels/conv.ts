@@ -4,7 +4,7 @@ import { clampRange, finishActivation } from './activation.ts';
 import { convGeometry, type ConvGeometry } from '../../kernel-geometry.ts';
 import { checkLength, input, interiorRange, ScratchF32, ScratchF64, WeightCache, zerosF32 } from './common.ts';
 import { chunkRows, gemm, gemmScalar, packB, packedLength, PANEL, stageWeights, type PackedB } from './gemm.ts';
-import { simdEngine, type Arena, type SimdEngine } from './wasm-simd.ts';
+import { simdEngine, type Arena, type SimdEngine } from './wasm/engine.ts';
 
 type ConvNode = Extract<Node, { op: 'Conv' }>;
 

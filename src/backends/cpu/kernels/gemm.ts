@@ -1,4 +1,4 @@
-import { simdEngine, type SimdEngine } from './wasm-simd.ts';
+import { simdEngine, type SimdEngine } from './wasm/engine.ts';
 
 /**
  * The matrix product every heavy kernel ends in (1x1 and im2col convolutions,
@@ -11,7 +11,7 @@ import { simdEngine, type SimdEngine } from './wasm-simd.ts';
  * stride (so a group of a grouped convolution writes its channels straight into the NHWC
  * output).
  *
- * Two engines compute it: the WebAssembly SIMD kernel (wasm-simd.ts; operands staged into
+ * Two engines compute it: the WebAssembly SIMD kernel (wasm/engine.ts; operands staged into
  * its memory in row chunks that stay in cache) and, where that is unavailable, the plain
  * loop below, which keeps a 4x4 block of C in locals (8 loads per 16 multiply-adds) and
  * accumulates in float64. The SIMD kernel accumulates in float32.

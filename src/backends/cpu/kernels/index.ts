@@ -18,9 +18,9 @@ import { softmax } from './softmax.ts';
 import { transpose } from './transpose.ts';
 import { copy, relu, relu6, sigmoid, tanh } from './unary.ts';
 
-import { simdMemoryBytes } from './wasm-simd.ts';
+import { simdMemoryBytes } from './wasm/engine.ts';
 
-export { setSimdEnabled, simdEngine } from './wasm-simd.ts';
+export { setSimdEnabled, simdEngine } from './wasm/engine.ts';
 
 /**
  * The fp32 CPU kernels, one per op of the IR. Every kernel reads its inputs, writes only its
@@ -28,7 +28,7 @@ export { setSimdEnabled, simdEngine } from './wasm-simd.ts';
  * and allocates nothing per element; heavy kernels reuse module-level scratch buffers and
  * cache repacked weights per weights array (keyed by the array: pass the same Float32Array
  * for a constant on every call). Convolutions and matrix products run on a WebAssembly SIMD
- * engine where there is one (wasm-simd.ts; `setSimdEnabled(false)` for the plain
+ * engine where there is one (wasm/engine.ts; `setSimdEnabled(false)` for the plain
  * TypeScript loops).
  */
 export const KERNELS: Readonly<Record<OpType, Kernel>> & KernelTable = {

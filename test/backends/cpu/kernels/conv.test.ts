@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSimdEnabled, simdEngine } from '../../../../src/backends/cpu/kernels/wasm-simd.ts';
+import { describe, expect, it } from 'vitest';
+import { simdEngine } from '../../../../src/backends/cpu/kernels/wasm/engine.ts';
 import type { Activation, Layout, OpSpec, Padding, WeightLayout } from '../../../../src/graph/ir.ts';
-import { ACTIVATIONS, activate, at4, count, expectClose, randomArray, rng, runKernel, shape4 } from './helpers.ts';
+import { ACTIVATIONS, KERNEL_ENGINES, activate, at4, count, expectClose, randomArray, rng, runKernel, shape4, useKernelEngine } from './helpers.ts';
 
 interface ConvCase {
   layout: Layout;
@@ -148,15 +148,15 @@ const PADDINGS: Padding[] = [{ kind: 'same' }, { kind: 'valid' }, { kind: 'expli
 const withLayout = (layout: Layout, t: Partial<ConvCase>): ConvCase => ({ ...base, layout, weightLayout: layout === 'NHWC' ? 'OHWI' : 'OIHW', ...t });
 
 describe('the SIMD engine', () => {
-  it('is available in this Node (so the tests below run both engines)', () => {
+  it('is available in this Node, with relaxed SIMD (so the tests below run all three engines)', () => {
     expect(simdEngine()).toBeDefined();
+    expect(simdEngine()?.relaxed).toBe(true);
   });
 });
 
-for (const simd of [true, false]) {
-  describe(`Conv kernel against the definition (${simd ? 'WebAssembly SIMD' : 'plain TypeScript'})`, () => {
-    beforeAll(() => setSimdEnabled(simd));
-    afterAll(() => setSimdEnabled(true));
+for (const engine of KERNEL_ENGINES) {
+  describe(`Conv kernel against the definition (${engine.title})`, () => {
+    useKernelEngine(engine);
 
     for (const layout of ['NHWC', 'NCHW'] as const) {
       describe(layout, () => {

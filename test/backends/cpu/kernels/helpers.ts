@@ -1,4 +1,6 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { setRelaxedSimdEnabled } from '../../../../src/backends/cpu/kernels/wasm/relaxed-simd.ts';
+import { setSimdEnabled } from '../../../../src/backends/cpu/kernels/wasm/engine.ts';
 import type { Activation, Layout, Node, OpSpec } from '../../../../src/graph/ir.ts';
 import { inferOutputShapes } from '../../../../src/graph/shape-inference.ts';
 import type { KernelCall } from '../../../../src/backends/cpu/kernel.ts';
@@ -134,4 +136,23 @@ export function nhwc(layout: Layout, shape: readonly number[]): [number, number,
 /** A 4-D shape in the layout from its n, h, w, c. */
 export function shape4(layout: Layout, n: number, h: number, w: number, c: number): number[] {
   return layout === 'NHWC' ? [n, h, w, c] : [n, c, h, w];
+}
+
+/** The three ways the CPU kernels compute: WebAssembly SIMD with and without relaxed SIMD's fused multiply-add, and the TypeScript loops. */
+export const KERNEL_ENGINES = [
+  { title: 'WebAssembly relaxed SIMD', simd: true, relaxed: true },
+  { title: 'WebAssembly SIMD', simd: true, relaxed: false },
+  { title: 'plain TypeScript', simd: false, relaxed: false },
+] as const;
+
+/** Computes with `engine` in the enclosing describe block, and puts the default (relaxed SIMD where there is one) back after it. */
+export function useKernelEngine(engine: (typeof KERNEL_ENGINES)[number]): void {
+  beforeAll(() => {
+    setSimdEnabled(engine.simd);
+    setRelaxedSimdEnabled(engine.relaxed);
+  });
+  afterAll(() => {
+    setSimdEnabled(true);
+    setRelaxedSimdEnabled(true);
+  });
 }

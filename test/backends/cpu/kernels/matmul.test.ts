@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setSimdEnabled } from '../../../../src/backends/cpu/kernels/wasm-simd.ts';
+import { describe, expect, it } from 'vitest';
 import type { Activation } from '../../../../src/graph/ir.ts';
-import { ACTIVATIONS, activate, count, expectClose, randomArray, rng, runKernel } from './helpers.ts';
+import { ACTIVATIONS, KERNEL_ENGINES, activate, count, expectClose, randomArray, rng, runKernel, useKernelEngine } from './helpers.ts';
 
 function referenceFc(x: Float32Array, weights: Float32Array, bias: Float32Array | undefined, rows: number, depth: number, outFeatures: number, activation: Activation): Float64Array {
   const out = new Float64Array(rows * outFeatures);
@@ -51,10 +50,9 @@ function referenceMatMul(a: Float32Array, aShape: readonly number[], b: Float32A
   return { out, shape: [...batch, M, N] };
 }
 
-for (const simd of [true, false]) {
-  describe(`${simd ? 'WebAssembly SIMD' : 'plain TypeScript'} engine`, () => {
-    beforeAll(() => setSimdEnabled(simd));
-    afterAll(() => setSimdEnabled(true));
+for (const engine of KERNEL_ENGINES) {
+  describe(`${engine.title} engine`, () => {
+    useKernelEngine(engine);
 
     describe('FullyConnected', () => {
       it('deep rows (2050 values, summed in float32 by the SIMD kernel): still within 1e-5', () => {

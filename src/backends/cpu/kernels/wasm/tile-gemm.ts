@@ -1,9 +1,11 @@
-import { FunctionBuilder, I32, V128, encodeModule } from './wasm-encoder.ts';
+import { FunctionBuilder, I32, V128, encodeModule } from './encoder.ts';
+import { panelProducts } from './gemm.ts';
+import { relaxedSimd } from './relaxed-simd.ts';
 
 /**
  * The matrix product of out-of-core GEMM, in WebAssembly SIMD on a memory the caller owns:
  * tiles are read from storage straight into that memory and multiplied where they lie,
- * with nothing copied in or out (the engine of wasm-simd.ts stages operands into its own
+ * with nothing copied in or out (the engine of engine.ts stages operands into its own
  * memory instead).
  *
  * gemmacc(a, lda, m, b, bstride, k, n, c, ldc, accumulate), addresses and strides in bytes:
@@ -13,10 +15,11 @@ import { FunctionBuilder, I32, V128, encodeModule } from './wasm-encoder.ts';
  * operand with the tile's panel stride), C row-major (row stride ldc); with `accumulate` 0,
  * C is overwritten.
  * A 4x8 block of C stays in 8 f32x4 accumulators over the whole of k (2 loads of B and 4
- * broadcasts of A per 32 multiply-adds), as in wasm-simd.ts. Requires m % 4 = 0,
+ * broadcasts of A per 32 multiply-adds), as in gemm.ts, fused with relaxed SIMD where the
+ * runtime has it (relaxed-simd.ts). Requires m % 4 = 0,
  * n % 8 = 0 and k >= 1 (tiles are multiples of 32).
  */
-function gemmAccumulateFunction(): FunctionBuilder {
+function gemmAccumulateFunction(fused: boolean): FunctionBuilder {
   const f = new FunctionBuilder('gemmacc', [I32, I32, I32, I32, I32, I32, I32, I32, I32, I32]);
   const [a, lda, m, b, bstride, k, n, c, ldc, accumulate] = Array.from({ length: 10 }, (_, i) => f.param(i));
   const row = f.local(I32);
@@ -38,7 +41,11 @@ function gemmAccumulateFunction(): FunctionBuilder {
   f.block().loop();
   f.get(row).get(m).geU().brIf(1);
   f.get(a).get(row).get(lda).mul().add().set(rows[0]);
-  for (let i = 1; i < 4; i++) f.get(rows[i - 1]).get(lda).add().set(rows[i]);
+  for (let i = 1; i < 4; i++)
+    f.get(rows[i - 1])
+      .get(lda)
+      .add()
+      .set(rows[i]);
   f.i32(0).set(panel);
   f.block().loop();
   f.get(panel).get(panels).geU().brIf(1);
@@ -47,8 +54,12 @@ function gemmAccumulateFunction(): FunctionBuilder {
   f.get(accumulate).if();
   f.get(cp).set(q);
   for (let i = 0; i < 4; i++) {
-    f.get(q).v128Load(0).set(acc[2 * i]);
-    f.get(q).v128Load(16).set(acc[2 * i + 1]);
+    f.get(q)
+      .v128Load(0)
+      .set(acc[2 * i]);
+    f.get(q)
+      .v128Load(16)
+      .set(acc[2 * i + 1]);
     if (i < 3) f.get(q).get(ldc).add().set(q);
   }
   f.else();
@@ -57,21 +68,15 @@ function gemmAccumulateFunction(): FunctionBuilder {
   // pb = b + panel*bstride, end = pb + k*32.
   f.get(b).get(panel).get(bstride).mul().add().tee(pb).get(k).i32(32).mul().add().set(end);
   for (let i = 0; i < 4; i++) f.get(rows[i]).set(cursors[i]);
-  f.loop();
-  f.get(pb).v128Load(0).set(w0);
-  f.get(pb).v128Load(16).set(w1);
-  for (let i = 0; i < 4; i++) {
-    f.get(cursors[i]).loadSplat(0).set(x);
-    f.get(acc[2 * i]).get(x).get(w0).f32x4Mul().f32x4Add().set(acc[2 * i]);
-    f.get(acc[2 * i + 1]).get(x).get(w1).f32x4Mul().f32x4Add().set(acc[2 * i + 1]);
-    f.get(cursors[i]).i32(4).add().set(cursors[i]);
-  }
-  f.get(pb).i32(32).add().tee(pb).get(end).ltU().brIf(0);
-  f.end();
+  panelProducts(f, { pb, end, cursors, acc, w0, w1, x }, 4, fused);
   f.get(cp).set(q);
   for (let i = 0; i < 4; i++) {
-    f.get(q).get(acc[2 * i]).v128Store(0);
-    f.get(q).get(acc[2 * i + 1]).v128Store(16);
+    f.get(q)
+      .get(acc[2 * i])
+      .v128Store(0);
+    f.get(q)
+      .get(acc[2 * i + 1])
+      .v128Store(16);
     if (i < 3) f.get(q).get(ldc).add().set(q);
   }
   f.get(panel).i32(1).add().set(panel).br(0);
@@ -108,7 +113,8 @@ export function pageAlignedMemory(bytes: number): WasmMemory {
 const KC = 256;
 const NC = 256;
 
-let compiled: object | null | undefined;
+/** The compiled kernel, plain and fused. */
+const compiled = new Map<boolean, object | null>();
 
 /** Whether this runtime has WebAssembly SIMD (the tile kernel needs it). */
 export function tileGemmAvailable(): boolean {
@@ -116,12 +122,15 @@ export function tileGemmAvailable(): boolean {
 }
 
 function tileModule(): object | null {
-  if (compiled === undefined) {
+  const fused = relaxedSimd();
+  let module = compiled.get(fused);
+  if (module === undefined) {
     const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    const bytes = encodeModule([gemmAccumulateFunction()]);
-    compiled = wasm !== undefined && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+    const bytes = encodeModule([gemmAccumulateFunction(fused)]);
+    module = wasm !== undefined && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
+    compiled.set(fused, module);
   }
-  return compiled;
+  return module;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * A minimal WebAssembly binary encoder: enough to write the SIMD kernels of wasm-simd.ts by
+ * A minimal WebAssembly binary encoder: enough to write the SIMD kernels of this folder by
  * hand (one module, an imported memory, a few exported functions). Written for this
  * project; only the instructions those kernels use are here.
  */
@@ -136,6 +136,22 @@ export class FunctionBuilder {
   geU(): this {
     return this.emit(0x4f);
   }
+  ltS(): this {
+    return this.emit(0x48);
+  }
+  gtS(): this {
+    return this.emit(0x4a);
+  }
+  leS(): this {
+    return this.emit(0x4c);
+  }
+  and(): this {
+    return this.emit(0x71);
+  }
+  /** Of the stack's a, b and condition: a where the condition is not 0, else b. */
+  select(): this {
+    return this.emit(0x1b);
+  }
   shrU(): this {
     return this.emit(0x76);
   }
@@ -147,8 +163,18 @@ export class FunctionBuilder {
   f32Store(offset = 0): this {
     return this.emit(0x38, 2, ...unsignedLeb(offset));
   }
+  f32(value: number): this {
+    const bytes = new Uint8Array(new Float32Array([value]).buffer);
+    return this.emit(0x43, ...bytes);
+  }
   f32Add(): this {
     return this.emit(0x92);
+  }
+  f32Div(): this {
+    return this.emit(0x95);
+  }
+  f32ConvertI32S(): this {
+    return this.emit(0xb2);
   }
   f32Mul(): this {
     return this.emit(0x94);
@@ -158,6 +184,11 @@ export class FunctionBuilder {
   }
   f32Max(): this {
     return this.emit(0x97);
+  }
+
+  /** Bulk memory's memory.copy of the stack's (destination, source, bytes); overlapping ranges copy as memmove. */
+  memoryCopy(): this {
+    return this.emit(0xfc, 0x0a, 0x00, 0x00);
   }
 
   // SIMD (f32x4). Loads and stores take an alignment hint (log2 bytes) and an offset.
@@ -185,6 +216,47 @@ export class FunctionBuilder {
   f32x4Max(): this {
     return this.simd(0xe9);
   }
+  /** Relaxed SIMD's f32x4.relaxed_madd: a * b + c for the stack's a, b, c, in one rounding where the CPU fuses it. */
+  f32x4RelaxedMadd(): this {
+    return this.simd(0x105);
+  }
+
+  /** A load at the address on the stack: an f32x4, or one f32. */
+  load(vectorized: boolean, offset = 0): this {
+    return vectorized ? this.v128Load(offset) : this.f32Load(offset);
+  }
+  /** A store of the value on the stack at the address under it: an f32x4, or one f32. */
+  store(vectorized: boolean, offset = 0): this {
+    return vectorized ? this.v128Store(offset) : this.f32Store(offset);
+  }
+  /** Clamps the f32x4 or f32 on the stack to [lo, hi] (locals of the same kind). */
+  clampTo(vectorized: boolean, lo: Local, hi: Local): this {
+    return vectorized ? this.get(lo).f32x4Max().get(hi).f32x4Min() : this.get(lo).f32Max().get(hi).f32Min();
+  }
+  /** for (; counter < end; counter += step) body(), unsigned; `body` may not branch out of it. */
+  countUp(counter: Local, end: Local, step: number, body: () => void): this {
+    this.block().loop();
+    this.get(counter).get(end).geU().brIf(1);
+    body();
+    this.get(counter).i32(step).add().set(counter).br(0);
+    return this.end().end();
+  }
+
+  /**
+   * acc = acc + a * b on f32x4, where `factors` pushes a and b: one relaxed_madd when
+   * `fused` (the module then needs relaxed SIMD), else a multiply and an add.
+   */
+  mulAddInto(acc: Local, fused: boolean, factors: () => void): this {
+    if (fused) {
+      factors();
+      this.get(acc).f32x4RelaxedMadd();
+    } else {
+      this.get(acc);
+      factors();
+      this.f32x4Mul().f32x4Add();
+    }
+    return this.set(acc);
+  }
 
   /** The function's body as the code section holds it (locals, instructions, end). */
   body(): number[] {
@@ -208,7 +280,14 @@ export function encodeModule(functions: readonly FunctionBuilder[], options: { r
   // Memory limits: flags 0 (a minimum only) or 3 (shared, with a maximum), minimum 1 page.
   const limits = options.sharedMemory ? [0x03, 0x01, ...unsignedLeb(MAX_PAGES)] : [0x00, 0x01];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vector(types)),
     ...section(2, vector([[...name('env'), ...name('memory'), 0x02, ...limits]])),
     ...section(3, vector(functions.map((_, k) => unsignedLeb(k)))),

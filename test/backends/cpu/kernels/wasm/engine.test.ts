@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BackendError } from '../../../../src/backends/backend-error.ts';
-import { gemm, packB, packedLength, PANEL } from '../../../../src/backends/cpu/kernels/gemm.ts';
-import { sharedMemory, simdEngineOn } from '../../../../src/backends/cpu/kernels/wasm-simd.ts';
-import { randomArray, rng } from './helpers.ts';
+import { BackendError } from '../../../../../src/backends/backend-error.ts';
+import { gemm, packB, packedLength, PANEL } from '../../../../../src/backends/cpu/kernels/gemm.ts';
+import { sharedMemory, simdEngineOn } from '../../../../../src/backends/cpu/kernels/wasm/engine.ts';
+import { randomArray, rng } from '../helpers.ts';
 
 describe('the SIMD kernels on a memory the caller owns', () => {
   it('says that a memory beyond wasm32 is too large, not that the runtime lacks shared memory', () => {

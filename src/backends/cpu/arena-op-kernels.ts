@@ -1,0 +1,186 @@
+import { elementCount, type Activation, type Node } from '../../graph/ir.ts';
+import { padBefore } from '../../graph/window-geometry.ts';
+import type { ArenaContext } from './arena-context.ts';
+import { clampRange, finishActivation } from './kernels/activation.ts';
+import { blockInner } from './kernels/binary.ts';
+
+/**
+ * Ops without weights that the SIMD engine runs where their tensors lie, in one call each
+ * (kernels/wasm/pool.ts, elementwise.ts): max and average pools of NHWC networks, Add and
+ * Mul of equal shapes or against a row repeated over the other operand (a per-channel
+ * vector in NHWC), ReLU and ReLU6, concatenation along any axis and zero padding, each
+ * then its fused activation. Undefined for any other node, or one whose operands these
+ * kernels do not take (a constant operand, NCHW pools, other broadcasts): the CPU kernel
+ * then runs on views, computing the same function (to float32 rounding: an average here
+ * sums in float32).
+ */
+export function arenaOpKernel(node: Node, context: ArenaContext): (() => void) | undefined {
+  const { graph } = context;
+  const tensor = (name: string) => graph.tensors.get(name);
+  // Constants live in the node's weight record, not under their names: those nodes run on views.
+  if (node.inputs.some((name) => name !== '' && tensor(name)?.constant === true)) return undefined;
+  if (node.inputs.some((name) => name === '' || tensor(name) === undefined)) return undefined;
+  switch (node.op) {
+    case 'MaxPool':
+    case 'AveragePool':
+      return graph.layout === 'NHWC' ? poolKernel(node, context) : undefined;
+    case 'Add':
+    case 'Mul':
+      return binaryKernel(node, context);
+    case 'Relu':
+      return clampKernel(node, context, 0, Infinity);
+    case 'Relu6':
+      return clampKernel(node, context, 0, 6);
+    case 'Concat':
+      return concatKernel(node, context);
+    case 'Pad':
+      return padKernel(node, context);
+    default:
+      return undefined;
+  }
+}
+
+function shapeOf(context: ArenaContext, name: string): readonly number[] {
+  return context.graph.tensors.get(name)?.shape ?? [];
+}
+
+/** A fused activation after an op wrote `count` floats at `out`: the clamp by the engine, sigmoid and tanh on a view. */
+function activationPass(context: ArenaContext, activation: Activation, out: number, count: number): () => void {
+  const { lo, hi } = clampRange(activation);
+  if (activation === 'sigmoid' || activation === 'tanh') {
+    const view = context.heap.subarray(out, out + count);
+    return () => finishActivation(view, activation);
+  }
+  if (lo === -Infinity && hi === Infinity) return () => {};
+  return () => context.engine.clamp(out, out, count, lo, hi);
+}
+
+type PoolNode = Extract<Node, { op: 'MaxPool' | 'AveragePool' }>;
+
+function poolKernel(node: PoolNode, context: ArenaContext): (() => void) | undefined {
+  const inShape = shapeOf(context, node.inputs[0]);
+  const outShape = shapeOf(context, node.outputs[0]);
+  if (inShape.length !== 4 || outShape.length !== 4) return undefined;
+  const [batch, h, w, c] = inShape;
+  const [, oh, ow] = outShape;
+  const [kh, kw] = node.kernel;
+  const [sh, sw] = node.strides;
+  const [pt, pl] = padBefore(node.padding, h, w, kh, kw, sh, sw, 1, 1);
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const isMax = node.op === 'MaxPool';
+  const activate = activationPass(context, node.activation, out, batch * oh * ow * c);
+  const { engine } = context;
+  return () => {
+    for (let n = 0; n < batch; n++) engine.pool(isMax, x + n * h * w * c, out + n * oh * ow * c, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl);
+    activate();
+  };
+}
+
+type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
+
+function binaryKernel(node: BinaryNode, context: ArenaContext): (() => void) | undefined {
+  const op = node.op === 'Add' ? 'add' : 'mul';
+  const outShape = shapeOf(context, node.outputs[0]);
+  const n = elementCount(outShape);
+  let [a, b] = node.inputs;
+  // Both ops commute: let `a` be the operand with the output's shape.
+  if (elementCount(shapeOf(context, a)) !== n) [a, b] = [b, a];
+  if (elementCount(shapeOf(context, a)) !== n) return undefined;
+  const bShape = shapeOf(context, b);
+  const bCount = elementCount(bShape);
+  const { lo, hi } = clampRange(node.activation);
+  const [fa, fb, out] = [context.at(a), context.at(b), context.at(node.outputs[0])];
+  const { engine } = context;
+  const finish = node.activation === 'sigmoid' || node.activation === 'tanh' ? activationPass(context, node.activation, out, n) : () => {};
+  if (bCount === n) {
+    return () => {
+      engine.binary(op, fa, fb, out, n, lo, hi);
+      finish();
+    };
+  }
+  // b repeats as a row along the output's last axes (a per-channel vector in NHWC), or is one value.
+  if (bCount === 0 || (bCount !== 1 && blockInner(bShape, outShape) !== 1)) return undefined;
+  return () => {
+    engine.binaryRows(op, fa, fb, out, n / bCount, bCount, lo, hi);
+    finish();
+  };
+}
+
+function clampKernel(node: Node, context: ArenaContext, lo: number, hi: number): () => void {
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const n = elementCount(shapeOf(context, node.outputs[0]));
+  return () => context.engine.clamp(x, out, n, lo, hi);
+}
+
+type ConcatNode = Extract<Node, { op: 'Concat' }>;
+
+/** Each input, per index of the axes before `axis`, is one run of the output's row: one strided copy per input. */
+function concatKernel(node: ConcatNode, context: ArenaContext): (() => void) | undefined {
+  const outShape = shapeOf(context, node.outputs[0]);
+  const rank = outShape.length;
+  const axis = node.axis < 0 ? node.axis + rank : node.axis;
+  if (!Number.isInteger(axis) || axis < 0 || axis >= rank) return undefined;
+  let outer = 1;
+  for (let k = 0; k < axis; k++) outer *= outShape[k];
+  const total = elementCount(outShape);
+  if (outer === 0 || total === 0) return undefined;
+  const outRun = total / outer;
+  const out = context.at(node.outputs[0]);
+  const copies: { src: number; run: number; at: number }[] = [];
+  let offset = 0;
+  for (const name of node.inputs) {
+    const run = elementCount(shapeOf(context, name)) / outer;
+    copies.push({ src: context.at(name), run, at: offset });
+    offset += run;
+  }
+  if (offset !== outRun) return undefined;
+  const activate = activationPass(context, node.activation, out, total);
+  const { engine } = context;
+  return () => {
+    for (const { src, run, at } of copies) engine.copyRuns(src, run, out + at, outRun, run, outer);
+    activate();
+  };
+}
+
+type PadNode = Extract<Node, { op: 'Pad' }>;
+
+/**
+ * Zero padding: the output cleared, then the input's innermost rows copied in, one strided
+ * copy per index of the axes before the last two (a row of an NHWC image's pixels).
+ */
+function padKernel(node: PadNode, context: ArenaContext): (() => void) | undefined {
+  const shape = shapeOf(context, node.inputs[0]);
+  const outShape = shapeOf(context, node.outputs[0]);
+  const rank = shape.length;
+  if (rank < 2 || node.pads.length !== rank || node.pads.some(([before, after]) => before < 0 || after < 0)) return undefined;
+  if (shape.some((d, k) => outShape[k] !== d + node.pads[k][0] + node.pads[k][1]) || elementCount(shape) === 0) return undefined;
+  const outStrides = new Array<number>(rank).fill(1);
+  for (let k = rank - 2; k >= 0; k--) outStrides[k] = outStrides[k + 1] * outShape[k + 1];
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const total = elementCount(outShape);
+  const len = shape[rank - 1];
+  const rows = shape[rank - 2];
+  // Each copy: `rows` rows of `len` floats, from consecutive rows of x to rows outStrides[rank - 2] apart.
+  const starts: { src: number; dst: number }[] = [];
+  const outerShape = shape.slice(0, rank - 2);
+  const outer = elementCount(outerShape);
+  const index = new Array<number>(outerShape.length).fill(0);
+  for (let k = 0; k < outer; k++) {
+    let dst = out;
+    for (let d = 0; d < rank; d++) dst += ((d < rank - 2 ? index[d] : 0) + node.pads[d][0]) * outStrides[d];
+    starts.push({ src: x + k * rows * len, dst });
+    for (let d = outerShape.length - 1; d >= 0; d--) {
+      if (++index[d] < outerShape[d]) break;
+      index[d] = 0;
+    }
+  }
+  const { engine, heap } = context;
+  const step = outStrides[rank - 2];
+  return () => {
+    heap.fill(0, out, out + total);
+    for (const { src, dst } of starts) engine.copyRuns(src, len, dst, step, len, rows);
+  };
+}
