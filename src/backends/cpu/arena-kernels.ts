@@ -4,7 +4,6 @@ import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
-import { fillColumnsNhwc } from './kernels/conv.ts';
 import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
 import type { ArenaContext } from './arena-context.ts';
 import { arenaOpKernel } from './arena-op-kernels.ts';
@@ -46,7 +45,6 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext):
     case 'im2col': {
       const columns = context.at(`${node.name}@scratch`);
       const k = g.kh * g.kw * g.cg;
-      const input = heap.subarray(x, x + g.n * g.h * g.w * g.c);
       const pixels = g.n * g.oh * g.ow;
       const band = memory.bandRows * g.ow;
       const biases = weights + g.groups * packedFloats(k, g.og);
@@ -54,7 +52,7 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext):
         for (let p0 = 0; p0 < pixels; p0 += band) {
           const rows = Math.min(band, pixels - p0);
           for (let group = 0; group < g.groups; group++) {
-            fillColumnsNhwc(input, g, group * g.cg, p0, rows, heap, columns);
+            engine.im2col(x + group * g.cg, g, p0, rows, columns);
             engine.gemm(columns, k, rows, weights + group * packedFloats(k, g.og), k, g.og, biases + group * paddedBiasFloats(g.og), out + p0 * g.o + group * g.og, g.o, lo, hi);
           }
         }

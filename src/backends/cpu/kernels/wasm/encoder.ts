@@ -148,6 +148,15 @@ export class FunctionBuilder {
   and(): this {
     return this.emit(0x71);
   }
+  or(): this {
+    return this.emit(0x72);
+  }
+  eq(): this {
+    return this.emit(0x46);
+  }
+  divU(): this {
+    return this.emit(0x6e);
+  }
   /** Of the stack's a, b and condition: a where the condition is not 0, else b. */
   select(): this {
     return this.emit(0x1b);
@@ -189,6 +198,10 @@ export class FunctionBuilder {
   /** Bulk memory's memory.copy of the stack's (destination, source, bytes); overlapping ranges copy as memmove. */
   memoryCopy(): this {
     return this.emit(0xfc, 0x0a, 0x00, 0x00);
+  }
+  /** Bulk memory's memory.fill of the stack's (destination, byte value, bytes). */
+  memoryFill(): this {
+    return this.emit(0xfc, 0x0b, 0x00);
   }
 
   // SIMD (f32x4). Loads and stores take an alignment hint (log2 bytes) and an offset.

@@ -1,8 +1,10 @@
+import type { ConvGeometry } from '../../../../graph/window-geometry.ts';
 import { BackendError } from '../../../backend-error.ts';
 import { depthwiseFunction } from './depthwise.ts';
 import { binaryFunction, clampFunction, copyRunsFunction, rowsFunction, type BinaryOp } from './elementwise.ts';
 import { MAX_PAGES, encodeModule } from './encoder.ts';
 import { gemmFunction } from './gemm.ts';
+import { im2colFunction } from './im2col.ts';
 import { poolFunction } from './pool.ts';
 import { relaxedSimd } from './relaxed-simd.ts';
 
@@ -66,6 +68,11 @@ export interface SimdEngine {
   clamp(x: number, out: number, n: number, lo: number, hi: number): void;
   /** `count` runs of `floats` floats, the k-th from src + k*srcStep to dst + k*dstStep (memmove each); offsets in floats. */
   copyRuns(src: number, srcStep: number, dst: number, dstStep: number, floats: number, count: number): void;
+  /**
+   * Rows of im2col for output pixels [p0, p0 + rows) of one group (wasm/im2col.ts), from the
+   * NHWC input at x (its first pixel, the group's first channel) to col; offsets in floats.
+   */
+  im2col(x: number, g: ConvGeometry, p0: number, rows: number, col: number): void;
   /** The memory as floats (a new view after the memory grows). */
   heap(): Float32Array;
   memoryBytes(): number;
@@ -186,6 +193,7 @@ function compileKernels(shared: boolean, relaxed: boolean): object | null {
       rowsFunction('mul'),
       clampFunction(),
       copyRunsFunction(),
+      im2colFunction(),
     ];
     const bytes = encodeModule(functions, { sharedMemory: shared });
     return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
@@ -210,7 +218,7 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
     const gemm = instance.exports.gemm as GemmExport;
     const dw3x3 = instance.exports.dw3x3 as Export;
     const kernel = (name: string): Export => instance.exports[name] as Export;
-    const [maxpool, avgpool, clamp, copyRuns] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs')];
+    const [maxpool, avgpool, clamp, copyRuns, im2col] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('im2col')];
     const binary = { add: kernel('add'), mul: kernel('mul') };
     const rows = { add: kernel('add_rows'), mul: kernel('mul_rows') };
     let view = new Float32Array(memory.buffer as ArrayBuffer);
@@ -257,6 +265,9 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
       },
       copyRuns(src, srcStep, dst, dstStep, floats, count) {
         copyRuns(src * 4, srcStep * 4, dst * 4, dstStep * 4, floats * 4, count);
+      },
+      im2col(x, g, p0, count, col) {
+        im2col(x * 4, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.cg, p0, count, col * 4);
       },
       heap,
       memoryBytes: () => memory.buffer.byteLength,
