@@ -180,6 +180,12 @@ export interface PrepareRequest {
   readonly steps?: Steps;
   /** Threads of a backend that runs steps on a pool (cpu-parallel); default the number of cores. */
   readonly workers?: number;
+  /**
+   * Parts each operator's kernel is split into (the records' `threads`: the problem's
+   * scratch holds a band per part); default 1. The CPU backends take it: cpu-parallel runs
+   * an operator's parts at once on its workers, cpu one after the other.
+   */
+  readonly threads?: number;
   /** Streaming backends only (and required by them): where the weights come from and how they are loaded. */
   readonly streaming?: StreamingRequest;
   /**

@@ -40,6 +40,12 @@ export interface RecordOptions extends RecordSelection {
    * bands), live at that node's step. Executed plans have them; the paper's tables do not.
    */
   readonly scratch?: boolean;
+  /**
+   * Threads each operator's kernel is split over (exec --threads; default 1): with `scratch`,
+   * a node's scratch record holds one band per thread, each thread's part of the node
+   * working in a band of its own.
+   */
+  readonly threads?: number;
 }
 
 /** The record options of the paper's reproduction (see RecordOptions). */
@@ -130,15 +136,16 @@ function recordsOfSteps(graph: Graph, steps: Steps, options: RecordOptions): Pro
     for (const name of graph.outputs) if (last.has(name)) last.set(name, steps.length - 1);
   }
   const records: TensorUsageRecord[] = [...first.keys()].map((name) => ({ id: name, size: size.get(name)!, first: first.get(name)!, last: last.get(name)! }));
-  return makeProblem(graph.name, options.scratch ? withScratch(graph, steps, records) : records, Math.max(steps.length, 1));
+  return makeProblem(graph.name, options.scratch ? withScratch(graph, steps, records, options.threads ?? 1) : records, Math.max(steps.length, 1));
 }
 
 /**
- * The tensor records and a scratch record per node that needs one, stably by first use: a
- * node's scratch after the tensors its step starts (TFLite's record order is by first use).
- * Scratch is fp32, as the executor that uses it.
+ * The tensor records and a scratch record per node that needs one (a band for each of
+ * `threads` threads), stably by first use: a node's scratch after the tensors its step
+ * starts (TFLite's record order is by first use). Scratch is fp32, as the executor that uses it.
  */
-function withScratch(graph: Graph, steps: Steps, tensors: readonly TensorUsageRecord[]): TensorUsageRecord[] {
+function withScratch(graph: Graph, steps: Steps, tensors: readonly TensorUsageRecord[], threads: number): TensorUsageRecord[] {
+  if (!Number.isSafeInteger(threads) || threads < 1) throw new GraphError(`threads must be a whole number of at least 1, got ${threads}.`);
   const scratch: TensorUsageRecord[] = [];
   steps.forEach((step, index) => {
     for (const node of step) {
@@ -146,7 +153,7 @@ function withScratch(graph: Graph, steps: Steps, tensors: readonly TensorUsageRe
       if (bytes === 0) continue;
       const id = scratchId(node);
       if (graph.tensors.has(id)) throw new GraphError(`the scratch record of node ${node.name} needs the id ${id}, which a tensor of the graph already has.`);
-      scratch.push({ id, size: bytes, first: index, last: index, kind: 'scratch' });
+      scratch.push({ id, size: bytes * threads, first: index, last: index, kind: 'scratch' });
     }
   });
   return [...tensors, ...scratch].sort((a, b) => a.first - b.first);

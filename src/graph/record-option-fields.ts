@@ -17,4 +17,5 @@ export const RECORD_OPTION_FIELDS: Readonly<Record<keyof RecordOptions, RecordOp
   order: 'order',
   schedule: 'schedule',
   scratch: 'boolean',
+  threads: 'size',
 };

@@ -1,5 +1,5 @@
 import { BackendError } from '../backends/backend-error.ts';
-import { graphOutputs, type OrtLike, type PeerJob, type PeerRun, timeSession } from './peer-session.ts';
+import { graphOutputs, type OrtLike, type PeerJob, type PeerRun, threadsWord, timeSession } from './peer-session.ts';
 
 type Ort = typeof import('onnxruntime-node');
 
@@ -12,12 +12,14 @@ async function loadOrt(): Promise<Ort> {
 }
 
 /**
- * Runs the graph (with its weights) in onnxruntime-node, single-threaded, sequential, all
- * graph optimizations on: the same ONNX file `memplan export` writes, the same inputs.
+ * Runs the graph (with its weights) in onnxruntime-node, on the job's intra-op threads (one
+ * by default), sequential, all graph optimizations on: the same ONNX file `memplan export`
+ * writes, the same inputs.
  */
 export async function runOnnxRuntime(job: PeerJob, runs: { warmup: number; repetitions: number }): Promise<PeerRun> {
   const ort = await loadOrt();
-  const options = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+  const options = { intraOpNumThreads: job.threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
   const { samples, outputs } = await timeSession(ort as unknown as OrtLike, job.model, job.feeds, runs, options);
-  return { runtime: `onnxruntime-node ${ort.env.versions.common ?? ''}`.trim(), samples, outputs: graphOutputs(job.graph, outputs) };
+  const version = `onnxruntime-node ${ort.env.versions.common ?? ''}`.trim();
+  return { runtime: job.threads === 1 ? version : `${version} (${threadsWord(job.threads)})`, samples, outputs: graphOutputs(job.graph, outputs) };
 }

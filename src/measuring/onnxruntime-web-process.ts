@@ -7,13 +7,15 @@
  */
 import { BackendError } from '../backends/backend-error.ts';
 import { serveMeasured } from './isolation/measured-child.ts';
-import { type OrtLike, type PeerFeed, timeSession } from './peer-session.ts';
+import { type OrtLike, type PeerFeed, threadsWord, timeSession } from './peer-session.ts';
 
 /** What the harness sends: the ONNX file, its inputs and how many runs to time. */
 export interface WebPeerJob {
   readonly model: Uint8Array;
   readonly feeds: readonly PeerFeed[];
   readonly runs: { readonly warmup: number; readonly repetitions: number };
+  /** Its threads (ort.env.wasm.numThreads). */
+  readonly threads: number;
 }
 
 export interface WebPeerResult {
@@ -29,12 +31,12 @@ async function timeWeb(job: WebPeerJob): Promise<WebPeerResult> {
   } catch {
     throw new BackendError('onnxruntime-web is not installed; install it beside memplan-bench (npm install onnxruntime-web) to time its WebAssembly build as a peer.');
   }
-  // One thread, in this thread (no proxy worker): the same footing as our executor and onnxruntime-node's peer.
-  ort.env.wasm.numThreads = 1;
+  // Ours' threads (one by default), no proxy worker: the same footing as our executor and onnxruntime-node's peer.
+  ort.env.wasm.numThreads = job.threads;
   ort.env.wasm.proxy = false;
   const options = { executionProviders: ['wasm'], executionMode: 'sequential', graphOptimizationLevel: 'all' };
   const { samples, outputs } = await timeSession(ort as unknown as OrtLike, job.model, job.feeds, job.runs, options);
-  return { runtime: `onnxruntime-web ${ort.env.versions.web ?? ''} (WebAssembly, 1 thread)`.replace('  ', ' '), samples, outputs };
+  return { runtime: `onnxruntime-web ${ort.env.versions.web ?? ''} (WebAssembly, ${threadsWord(job.threads)})`.replace('  ', ' '), samples, outputs };
 }
 
 await serveMeasured('onnxruntime-web-process', (raw) => {

@@ -33,10 +33,17 @@ export interface PeerJob {
   readonly graph: Graph;
   readonly model: Uint8Array;
   readonly feeds: readonly PeerFeed[];
+  /** Intra-op threads each peer runs with: ours' (the records' `threads`), 1 by default. */
+  readonly threads: number;
 }
 
-export function peerJob(graph: Graph, inputs: ReadonlyMap<string, Float32Array>): PeerJob {
-  return { graph, model: writeOnnx(graph, { weights: 'random' }), feeds: peerFeeds(graph, inputs) };
+export function peerJob(graph: Graph, inputs: ReadonlyMap<string, Float32Array>, threads = 1): PeerJob {
+  return { graph, model: writeOnnx(graph, { weights: 'random' }), feeds: peerFeeds(graph, inputs), threads };
+}
+
+/** How a peer says its threads in its runtime's name. */
+export function threadsWord(threads: number): string {
+  return `${threads} thread${threads === 1 ? '' : 's'}`;
 }
 
 /** A peer runtime's run of a network: its outputs in the graph's own layout and its latency samples. */

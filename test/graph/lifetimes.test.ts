@@ -69,6 +69,13 @@ describe("scratch records (the CPU executor's kernels)", () => {
     const firsts = problem.records.map((r) => r.first);
     expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
   });
+
+  it('hold a band per thread when operators are split over threads, and refuse a thread count that is not a whole number', () => {
+    const one = graphToProblem(graph(), { elementSize: 4, scratch: true });
+    const three = graphToProblem(graph(), { elementSize: 4, scratch: true, threads: 3 });
+    expect(three.records.map((r) => [r.id, r.kind === 'scratch' ? r.size / 3 : r.size])).toEqual(one.records.map((r) => [r.id, r.size]));
+    expect(() => graphToProblem(graph(), { elementSize: 4, scratch: true, threads: 0 })).toThrow('threads must be a whole number of at least 1, got 0.');
+  });
 });
 
 describe('execution order', () => {

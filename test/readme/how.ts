@@ -131,6 +131,17 @@ export const EXECUTION: Readonly<Record<string, How>> = {
       for (const peer of report.peers ?? []) expect(peer.relativeError).toBeLessThan(1e-3);
     },
   },
+  'npx memplan exec zoo:inception-v3 --threads 2 --peer': {
+    run: 'npx memplan exec zoo:blazeface --threads 2 --peer --repetitions 2 --warmup 1',
+    why: "Inception v3's 95 MiB of weights, exported for both peers, take 25 s here; BlazeFace, two inferences each",
+    check: (ran) => {
+      expect(ran.stdout).toMatch(/^backend +cpu-parallel /m);
+      expect(ran.stdout).toMatch(/^outputs +bit-identical to the naive plan$/m);
+      // The peers run at our number of threads.
+      expect(ran.stdout).toMatch(/^peer +onnxruntime-node [\d.]+ \(2 threads\): /m);
+      expect(ran.stdout).toMatch(/^peer +onnxruntime-web [\d.]+ \(WebAssembly, 2 threads\): /m);
+    },
+  },
   'npx memplan agent --listen 0.0.0.0:7878 --token "$(openssl rand -hex 16)"': { serves: /listening on http:\/\/0\.0\.0\.0:7878/ },
   'npx memplan exec zoo:mobilenet-v2 --backend remote --url http://device:7878 --token ...': {
     run: (sandbox) => `npx memplan exec zoo:mobilenet-v2 --backend remote --url http://127.0.0.1:7878 --token ${sandbox.token()}`,
@@ -228,6 +239,18 @@ export const BENCH: Readonly<Record<string, How>> = {
     check: benchWrote('executor-builds.csv'),
   },
   'npm run bench:startup': { inRepository: true, run: 'npm run bench:startup -- --runs 3', why: 'three timed starts of each command (its least), not 15' },
+  'npm run bench:threads': {
+    inRepository: true,
+    run: 'npm run bench:threads -- --network blazeface --rounds 1 --repetitions 1 --warmup 0',
+    why: 'Inception v3 for three rounds takes a minute; BlazeFace, one round of one inference',
+    check: (ran) => expect(ran.stdout).toMatch(/^Outputs of both runs bit-identical to the unsplit network's: yes\.$/m),
+  },
+  'npm run bench:gemm': {
+    inRepository: true,
+    run: 'npm run bench:gemm -- --n 256',
+    why: 'the kernels up to n = 4096 take a minute; n = 256',
+    check: (ran) => expect(ran.stdout).toMatch(/^\| relaxed SIMD \(fused multiply-add\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m),
+  },
 };
 
 /** Every group, the ones run here and the ones run by CI or another test. */

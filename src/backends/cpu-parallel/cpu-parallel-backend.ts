@@ -57,18 +57,23 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
 
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
     const { graph, problem, plan } = request;
-    const workers = request.workers ?? availableParallelism();
+    // Operators split over threads: a scratch band per thread (the plan's), and PARTS_PER_THREAD parts per thread, taken by whichever worker is free.
+    const bands = request.threads ?? 1;
+    const workers = request.workers ?? (request.threads === undefined ? availableParallelism() : bands);
     checkWorkers(workers);
+    if (bands > 1 && workers > bands) throw new BackendError(`${workers} workers would each need a scratch band, and the plan holds ${bands} per node (plan it with threads ${workers}).`);
+    const parts = bands === 1 ? 1 : bands * PARTS_PER_THREAD;
     const order = executionOrder(graph);
-    const steps = stepIndices(graph, order, request.steps);
-    checkScratch(graph, order, problem);
+    // Node k's parts are kernels k * parts .. k * parts + parts - 1 (node-kernels.ts): a step runs every part of its nodes at once.
+    const steps = stepIndices(graph, order, request.steps).map((step) => step.flatMap((k) => Array.from({ length: parts }, (_, part) => k * parts + part)));
+    checkScratch(graph, order, problem, bands);
     const memory = executionMemory(graph, order, problem, plan, { workers });
     writeWeights(request, memory);
     const pool = await pools.acquire(workers);
     // Kernel scratch lives in each worker's module and only grows: what a network run before left (a dry run's) is not this one's, as in the CPU backend.
     const scratchBefore = pool.scratchBytes();
     const key = {};
-    const network = { graph, memory: memory.wasm ?? (memory.buffer as SharedArrayBuffer), byteAt: memory.byteAt, steps, spans: makeSpans(order.length) };
+    const network = { graph, memory: memory.wasm ?? (memory.buffer as SharedArrayBuffer), byteAt: memory.byteAt, steps, parts, bands, spans: makeSpans(order.length * parts) };
     // Worker k's temporary area: the main thread has the first.
     const load = (): Promise<number> => pool.load(key, network, (worker) => memory.temporary(worker + 1));
     const derived = await load();
@@ -96,7 +101,17 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
         io.load(inputs);
         const run = await pool.run(true);
         const spans = run.spans ?? [];
-        return spans.map((span) => ({ node: order[span.call].name, op: order[span.call].op, step: span.step, thread: `worker ${span.worker + 1}`, start: span.start, end: span.end }));
+        return spans.map((span) => {
+          const node = order[Math.floor(span.call / parts)];
+          return {
+            node: parts === 1 ? node.name : `${node.name} (part ${(span.call % parts) + 1} of ${parts})`,
+            op: node.op,
+            step: span.step,
+            thread: `worker ${span.worker + 1}`,
+            start: span.start,
+            end: span.end,
+          };
+        });
       },
       dispose() {
         if (disposed) return;
@@ -106,6 +121,13 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
     };
   },
 };
+
+/**
+ * Parts per thread of a split operator: more parts than threads, so that a thread slowed by
+ * anything else on its core (measured: one of two parts of a convolution at 1.5x the
+ * other's time) takes fewer of them, instead of the whole operator waiting for it.
+ */
+const PARTS_PER_THREAD = 4;
 
 /**
  * The pools of this process, one per worker count, kept while a prepared network holds one:

@@ -42,8 +42,12 @@ export interface NetworkSetup {
   readonly byteAt: ReadonlyMap<string, number>;
   /** Byte offset of this worker's temporary area of the SIMD kernels. */
   readonly temporary: number;
-  /** Indices into the execution order, per step. */
+  /** Indices of kernels (node k's part p at k * parts + p), per step. */
   readonly steps: readonly (readonly number[])[];
+  /** Parts each node's kernel is split into (node-kernels.ts). */
+  readonly parts: number;
+  /** Bands of each node's scratch: one per thread where operators are split (a worker works in its own), else 1. */
+  readonly bands: number;
   readonly spans: Spans;
 }
 
@@ -54,7 +58,7 @@ interface Loaded {
   readonly names: readonly string[];
 }
 
-function load(setup: NetworkSetup, graph: Graph): { loaded: Loaded; derived: number } {
+function load(setup: NetworkSetup, graph: Graph, index: number): { loaded: Loaded; derived: number } {
   const engine = setup.memory instanceof SharedArrayBuffer ? undefined : simdEngineOn(setup.memory, setup.temporary);
   const heap = engine?.heap() ?? new Float32Array(setup.memory instanceof SharedArrayBuffer ? setup.memory : (setup.memory.buffer as SharedArrayBuffer));
   const at = (id: string): number => {
@@ -63,8 +67,9 @@ function load(setup: NetworkSetup, graph: Graph): { loaded: Loaded; derived: num
     return bytes / 4;
   };
   const order = executionOrder(graph);
-  const { kernels, derived } = nodeKernels({ graph, heap, at, ...(engine ? { engine } : {}) }, order);
-  return { loaded: { setup, graph, kernels, names: order.map((n) => `${n.name} (${n.op})`) }, derived };
+  // Parts of one node run on several workers at once only when split: each then works in the band of its index.
+  const { kernels, derived } = nodeKernels({ graph, heap, at, ...(engine ? { engine } : {}) }, order, setup.parts, setup.bands > 1 ? index : 0);
+  return { loaded: { setup, graph, kernels, names: order.flatMap((n) => Array.from({ length: setup.parts }, () => `${n.name} (${n.op})`)) }, derived };
 }
 
 /**
@@ -81,7 +86,7 @@ function loadStep(setup: WorkerSetup, held: Graph | undefined): Loaded | undefin
     const network = message.message as NetworkSetup;
     const graph = network.graph ?? held;
     if (graph === undefined) throw new Error('the load sent no graph and the worker holds none.');
-    const { loaded, derived } = load(network, graph);
+    const { loaded, derived } = load(network, graph, index);
     block.derivedBytes[index] = derived;
     return loaded;
   } catch (error) {

@@ -1,5 +1,5 @@
 import { elementCount, type Node } from '../../graph/ir.ts';
-import { convGeometryOf, depthwiseFrame, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
+import { convGeometryOf, depthwiseFrame, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
@@ -7,6 +7,7 @@ import { clampRange, finishActivation } from './kernels/activation.ts';
 import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
 import type { ArenaContext } from './arena-context.ts';
 import { arenaOpKernel } from './arena-op-kernels.ts';
+import { IDLE, partRange, type Share, takesItem, WHOLE } from './parts.ts';
 
 /**
  * One layer as a closure over the buffer. Convolutions and FullyConnected run the SIMD
@@ -14,17 +15,24 @@ import { arenaOpKernel } from './arena-op-kernels.ts';
  * padded bias, band buffer and output are all in the one buffer, so nothing is staged,
  * copied or allocated. Each computes the very sums the CPU backend computes (the same
  * kernels over the same values in the same order), so the outputs are bit-identical to
- * an unbudgeted run. Every other op runs the CPU backend's kernel on views of the buffer.
+ * an unbudgeted run. Every other op runs the SIMD engine's op kernel or the CPU backend's
+ * kernel on views of the buffer.
+ *
+ * Split (parts.ts), the closure is one part's share: pixel rows of a 1x1 convolution, bands
+ * of an im2col or 3x3 depthwise convolution (in the running thread's band of the node's
+ * scratch, which holds one per thread), output rows of another depthwise one, column panels
+ * of FullyConnected; what is not split runs whole in part 0.
  */
-export function layerKernel(node: Node, memory: LayerMemory, context: ArenaContext): () => void {
-  if (node.op === 'Conv') return convKernel(node, memory, context);
-  if (node.op === 'FullyConnected') return denseKernel(node, context);
-  return cpuKernel(node, context);
+export function layerKernel(node: Node, memory: LayerMemory, context: ArenaContext, share: Share = WHOLE): () => void {
+  if (node.op === 'Conv') return convKernel(node, memory, context, share);
+  if (node.op === 'FullyConnected') return denseKernel(node, context, share);
+  return share.part === 0 ? cpuKernel(node, context) : IDLE;
 }
 
 type ConvNode = Extract<Node, { op: 'Conv' }>;
 
-function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext): () => void {
+function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext, share: Share): () => void {
+  const { part, parts } = share;
   const { engine, heap } = context;
   const g = convGeometryOf(context.graph, node);
   const x = context.at(node.inputs[0]);
@@ -32,40 +40,48 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext):
   const weights = context.at(`${node.name}@weights`);
   const { lo, hi } = floatRange(node);
   const output = heap.subarray(out, out + g.n * g.oh * g.ow * g.o);
-  const finish = (): void => finishActivation(output, node.activation);
+  /** The fused sigmoid or tanh over output pixels [p0, p1). */
+  const finish = (p0: number, p1: number): void => finishActivation(output, node.activation, p0 * g.o, p1 * g.o);
   switch (memory.path) {
     case 'pointwise': {
       // The NHWC input is already the product's A matrix: one row per pixel.
       const bias = weights + packedFloats(g.c, g.o);
+      const { start, end } = partRange(g.n * g.h * g.w, part, parts, 4);
+      if (start === end) return IDLE;
       return () => {
-        engine.gemm(x, g.c, g.n * g.h * g.w, weights, g.c, g.o, bias, out, g.o, lo, hi);
-        finish();
+        engine.gemm(x + start * g.c, g.c, end - start, weights, g.c, g.o, bias, out + start * g.o, g.o, lo, hi);
+        finish(start, end);
       };
     }
     case 'im2col': {
-      const columns = context.at(`${node.name}@scratch`);
       const k = g.kh * g.kw * g.cg;
       const pixels = g.n * g.oh * g.ow;
-      const band = memory.bandRows * g.ow;
+      // Bands of at most the planned rows, and at least one per part (each band's sums do not depend on its size).
+      const band = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts)) * g.ow;
+      // This thread's own band buffer in the node's scratch.
+      const columns = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
       const biases = weights + g.groups * packedFloats(k, g.og);
       return () => {
-        for (let p0 = 0; p0 < pixels; p0 += band) {
+        for (let p0 = 0, index = 0; p0 < pixels; p0 += band, index++) {
+          if (!takesItem(index, part, parts)) continue;
           const rows = Math.min(band, pixels - p0);
           for (let group = 0; group < g.groups; group++) {
             engine.im2col(x + group * g.cg, g, p0, rows, columns);
             engine.gemm(columns, k, rows, weights + group * packedFloats(k, g.og), k, g.og, biases + group * paddedBiasFloats(g.og), out + p0 * g.o + group * g.og, g.o, lo, hi);
           }
+          finish(p0, p0 + rows);
         }
-        finish();
       };
     }
     case 'depthwise3x3':
-      return depthwise3x3Kernel(node, g, memory.bandRows, context, x, weights, out, lo, hi, finish);
+      return depthwise3x3Kernel(node, g, memory, context, { x, weights, out, lo, hi, finish }, share);
     case 'depthwise': {
       const accumulators = new Float64Array(g.o);
+      const { start, end } = partRange(g.oh, part, parts);
+      if (start === end) return IDLE;
       return () => {
-        depthwiseLoop(heap, x, g, weights, out, lo, hi, accumulators);
-        finish();
+        depthwiseLoop(heap, x, g, weights, out, lo, hi, accumulators, start, end);
+        for (let n = 0; n < g.n; n++) finish((n * g.oh + start) * g.ow, (n * g.oh + end) * g.ow);
       };
     }
     default:
@@ -73,21 +89,36 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext):
   }
 }
 
+/** Where a depthwise convolution's operands lie (float offsets) and how its outputs are finished. */
+interface DepthwiseOperands {
+  readonly x: number;
+  readonly weights: number;
+  readonly out: number;
+  readonly lo: number;
+  readonly hi: number;
+  readonly finish: (p0: number, p1: number) => void;
+}
+
 /**
  * 3x3 depthwise (multiplier 1) by the SIMD kernel, a band of output rows at a time: the
- * band's input rows go into the layer's scratch inside a frame of zeros as wide as the
- * padding (the CPU backend frames the whole image the same way), and one kernel call
- * writes the band's output rows where they belong.
+ * band's input rows go into the layer's scratch (this thread's band of it) inside a frame of
+ * zeros as wide as the padding (the CPU backend frames the whole image the same way), and
+ * one kernel call writes the band's output rows where they belong.
  */
-function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, bandRows: number, context: ArenaContext, x: number, weights: number, out: number, lo: number, hi: number, finish: () => void): () => void {
+function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: DepthwiseOperands, share: Share): () => void {
+  const { part, parts } = share;
   const { engine, heap } = context;
-  const frameAt = context.at(`${node.name}@scratch`);
+  // At most the planned rows, and bands enough for every part.
+  const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
+  const frameAt = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
   const width = depthwiseFrame(g, 1).width;
   const rowFloats = width * g.c;
   const imageRow = g.w * g.c;
   return () => {
+    let index = 0;
     for (let n = 0; n < g.n; n++) {
-      for (let r0 = 0; r0 < g.oh; r0 += bandRows) {
+      for (let r0 = 0; r0 < g.oh; r0 += bandRows, index++) {
+        if (!takesItem(index, part, parts)) continue;
         const rows = Math.min(bandRows, g.oh - r0);
         const frameRows = depthwiseFrame(g, rows).rows;
         for (let fy = 0; fy < frameRows; fy++) {
@@ -98,28 +129,29 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, bandRows: number, c
             continue;
           }
           heap.fill(0, at, at + g.pl * g.c);
-          heap.copyWithin(at + g.pl * g.c, x + (n * g.h + iy) * imageRow, x + (n * g.h + iy + 1) * imageRow);
+          heap.copyWithin(at + g.pl * g.c, v.x + (n * g.h + iy) * imageRow, v.x + (n * g.h + iy + 1) * imageRow);
           heap.fill(0, at + g.pl * g.c + imageRow, at + rowFloats);
         }
-        const target = out + (n * g.oh + r0) * g.ow * g.c;
-        engine.depthwise3x3(frameAt, target, rows, g.ow, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, weights, weights + 9 * g.c, lo, hi);
+        const first = (n * g.oh + r0) * g.ow;
+        engine.depthwise3x3(frameAt, v.out + first * g.c, rows, g.ow, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, v.weights, v.weights + 9 * g.c, v.lo, v.hi);
+        v.finish(first, first + rows * g.ow);
       }
     }
-    finish();
   };
 }
 
 /**
- * Any other depthwise convolution, pixel by pixel over the input where it lies, with the
- * taps [kh*kw][channels] and bias read from the buffer: the CPU backend's per-pixel loop
- * (accumulating in float64, taps outside the input skipped), so the sums are the same.
+ * Any other depthwise convolution, output rows [rowStart, rowEnd) of each image, pixel by
+ * pixel over the input where it lies, with the taps [kh*kw][channels] and bias read from
+ * the buffer: the CPU backend's per-pixel loop (accumulating in float64, taps outside the
+ * input skipped), so the sums are the same.
  */
-function depthwiseLoop(heap: Float32Array, x: number, g: ConvGeometry, weights: number, out: number, lo: number, hi: number, acc: Float64Array): void {
+function depthwiseLoop(heap: Float32Array, x: number, g: ConvGeometry, weights: number, out: number, lo: number, hi: number, acc: Float64Array, rowStart: number, rowEnd: number): void {
   const { n: batch, h, w, c, oh, ow, o, kh, kw, sh, sw, dh, dw, pt, pl } = g;
   const mult = o / c;
   const bias = weights + kh * kw * o;
   for (let n = 0; n < batch; n++) {
-    for (let oy = 0; oy < oh; oy++) {
+    for (let oy = rowStart; oy < rowEnd; oy++) {
       for (let ox = 0; ox < ow; ox++) {
         for (let j = 0; j < o; j++) acc[j] = heap[bias + j];
         const iy0 = oy * sh - pt;
@@ -151,18 +183,23 @@ function depthwiseLoop(heap: Float32Array, x: number, g: ConvGeometry, weights: 
 
 type DenseNode = Extract<Node, { op: 'FullyConnected' }>;
 
-function denseKernel(node: DenseNode, context: ArenaContext): () => void {
+/** FullyConnected by the GEMM kernel; a part takes a run of whole column panels (output features). */
+function denseKernel(node: DenseNode, context: ArenaContext, { part, parts }: Share): () => void {
   const { engine, heap, graph } = context;
   const [outFeatures, depth] = graph.tensors.get(node.inputs[1])?.shape ?? [0, 0];
   const x = context.at(node.inputs[0]);
   const out = context.at(node.outputs[0]);
   const weights = context.at(`${node.name}@weights`);
+  const bias = weights + packedFloats(depth, outFeatures);
   const rows = elementCount(graph.tensors.get(node.inputs[0])?.shape ?? []) / depth;
   const { lo, hi } = floatRange(node);
   const output = heap.subarray(out, out + rows * outFeatures);
+  const { start, end } = partRange(outFeatures, part, parts, GEMM_PANEL);
+  if (start === end) return IDLE;
   return () => {
-    engine.gemm(x, depth, rows, weights, depth, outFeatures, weights + packedFloats(depth, outFeatures), out, outFeatures, lo, hi);
-    finishActivation(output, node.activation);
+    // Panel p of the packed weights starts at p * depth * GEMM_PANEL floats.
+    engine.gemm(x, depth, rows, weights + start * depth, depth, end - start, bias + start, out + start, outFeatures, lo, hi);
+    for (let r = 0; r < rows; r++) finishActivation(output, node.activation, r * outFeatures + start, r * outFeatures + end);
   };
 }
 

@@ -3,6 +3,7 @@ import { padBefore } from '../../graph/window-geometry.ts';
 import type { ArenaContext } from './arena-context.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
 import { blockInner } from './kernels/binary.ts';
+import { IDLE, partRange, type Share, WHOLE } from './parts.ts';
 
 /**
  * Ops without weights that the SIMD engine runs where their tensors lie, in one call each
@@ -13,8 +14,12 @@ import { blockInner } from './kernels/binary.ts';
  * kernels do not take (a constant operand, NCHW pools, other broadcasts): the CPU kernel
  * then runs on views, computing the same function (to float32 rounding: an average here
  * sums in float32).
+ *
+ * Split (parts.ts), the closure is one part's share: output rows of
+ * a pool, a run of elements or rows of the others (a concatenation's: of the indices before
+ * its axis); a padding (a clearing, then copies) runs whole in part 0.
  */
-export function arenaOpKernel(node: Node, context: ArenaContext): (() => void) | undefined {
+export function arenaOpKernel(node: Node, context: ArenaContext, { part, parts }: Share = WHOLE): (() => void) | undefined {
   const { graph } = context;
   const tensor = (name: string) => graph.tensors.get(name);
   // Constants live in the node's weight record, not under their names: those nodes run on views.
@@ -23,21 +28,26 @@ export function arenaOpKernel(node: Node, context: ArenaContext): (() => void) |
   switch (node.op) {
     case 'MaxPool':
     case 'AveragePool':
-      return graph.layout === 'NHWC' ? poolKernel(node, context) : undefined;
+      return graph.layout === 'NHWC' ? poolKernel(node, context, part, parts) : undefined;
     case 'Add':
     case 'Mul':
-      return binaryKernel(node, context);
+      return binaryKernel(node, context, part, parts);
     case 'Relu':
-      return clampKernel(node, context, 0, Infinity);
+      return clampKernel(node, context, 0, Infinity, part, parts);
     case 'Relu6':
-      return clampKernel(node, context, 0, 6);
+      return clampKernel(node, context, 0, 6, part, parts);
     case 'Concat':
-      return concatKernel(node, context);
+      return concatKernel(node, context, part, parts);
     case 'Pad':
-      return padKernel(node, context);
+      return wholeInPartZero(padKernel(node, context), part);
     default:
       return undefined;
   }
+}
+
+/** A kernel that is not split: whole in part 0, nothing in the others (undefined stays undefined: not the engine's). */
+function wholeInPartZero(kernel: (() => void) | undefined, part: number): (() => void) | undefined {
+  return kernel === undefined || part === 0 ? kernel : IDLE;
 }
 
 function shapeOf(context: ArenaContext, name: string): readonly number[] {
@@ -57,7 +67,7 @@ function activationPass(context: ArenaContext, activation: Activation, out: numb
 
 type PoolNode = Extract<Node, { op: 'MaxPool' | 'AveragePool' }>;
 
-function poolKernel(node: PoolNode, context: ArenaContext): (() => void) | undefined {
+function poolKernel(node: PoolNode, context: ArenaContext, part: number, parts: number): (() => void) | undefined {
   const inShape = shapeOf(context, node.inputs[0]);
   const outShape = shapeOf(context, node.outputs[0]);
   if (inShape.length !== 4 || outShape.length !== 4) return undefined;
@@ -69,17 +79,22 @@ function poolKernel(node: PoolNode, context: ArenaContext): (() => void) | undef
   const x = context.at(node.inputs[0]);
   const out = context.at(node.outputs[0]);
   const isMax = node.op === 'MaxPool';
-  const activate = activationPass(context, node.activation, out, batch * oh * ow * c);
+  // This part's output rows [r0, r1) of every image: their windows start r0*sh rows further down, as if the padding before were that much smaller.
+  const { start: r0, end: r1 } = partRange(oh, part, parts);
+  if (r0 === r1) return IDLE;
+  const activate = Array.from({ length: batch }, (_, n) => activationPass(context, node.activation, out + (n * oh + r0) * ow * c, (r1 - r0) * ow * c));
   const { engine } = context;
   return () => {
-    for (let n = 0; n < batch; n++) engine.pool(isMax, x + n * h * w * c, out + n * oh * ow * c, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl);
-    activate();
+    for (let n = 0; n < batch; n++) {
+      engine.pool(isMax, x + n * h * w * c, out + (n * oh + r0) * ow * c, h, w, c, r1 - r0, ow, kh, kw, sh, sw, pt - r0 * sh, pl);
+      activate[n]();
+    }
   };
 }
 
 type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
 
-function binaryKernel(node: BinaryNode, context: ArenaContext): (() => void) | undefined {
+function binaryKernel(node: BinaryNode, context: ArenaContext, part: number, parts: number): (() => void) | undefined {
   const op = node.op === 'Add' ? 'add' : 'mul';
   const outShape = shapeOf(context, node.outputs[0]);
   const n = elementCount(outShape);
@@ -92,32 +107,42 @@ function binaryKernel(node: BinaryNode, context: ArenaContext): (() => void) | u
   const { lo, hi } = clampRange(node.activation);
   const [fa, fb, out] = [context.at(a), context.at(b), context.at(node.outputs[0])];
   const { engine } = context;
-  const finish = node.activation === 'sigmoid' || node.activation === 'tanh' ? activationPass(context, node.activation, out, n) : () => {};
+  const transcendental = node.activation === 'sigmoid' || node.activation === 'tanh';
   if (bCount === n) {
+    const { start, end } = partRange(n, part, parts, 4);
+    if (start === end) return IDLE;
+    const finish = transcendental ? activationPass(context, node.activation, out + start, end - start) : () => {};
     return () => {
-      engine.binary(op, fa, fb, out, n, lo, hi);
+      engine.binary(op, fa + start, fb + start, out + start, end - start, lo, hi);
       finish();
     };
   }
   // b repeats as a row along the output's last axes (a per-channel vector in NHWC), or is one value.
   if (bCount === 0 || (bCount !== 1 && blockInner(bShape, outShape) !== 1)) return undefined;
+  const { start, end } = partRange(n / bCount, part, parts);
+  if (start === end) return IDLE;
+  const finish = transcendental ? activationPass(context, node.activation, out + start * bCount, (end - start) * bCount) : () => {};
   return () => {
-    engine.binaryRows(op, fa, fb, out, n / bCount, bCount, lo, hi);
+    engine.binaryRows(op, fa + start * bCount, fb, out + start * bCount, end - start, bCount, lo, hi);
     finish();
   };
 }
 
-function clampKernel(node: Node, context: ArenaContext, lo: number, hi: number): () => void {
+function clampKernel(node: Node, context: ArenaContext, lo: number, hi: number, part: number, parts: number): () => void {
   const x = context.at(node.inputs[0]);
   const out = context.at(node.outputs[0]);
-  const n = elementCount(shapeOf(context, node.outputs[0]));
-  return () => context.engine.clamp(x, out, n, lo, hi);
+  const { start, end } = partRange(elementCount(shapeOf(context, node.outputs[0])), part, parts, 4);
+  if (start === end) return IDLE;
+  return () => context.engine.clamp(x + start, out + start, end - start, lo, hi);
 }
 
 type ConcatNode = Extract<Node, { op: 'Concat' }>;
 
-/** Each input, per index of the axes before `axis`, is one run of the output's row: one strided copy per input. */
-function concatKernel(node: ConcatNode, context: ArenaContext): (() => void) | undefined {
+/**
+ * Each input, per index of the axes before `axis`, is one run of the output's row: one
+ * strided copy per input; a part takes a share of those indices (pixels, in NHWC).
+ */
+function concatKernel(node: ConcatNode, context: ArenaContext, part: number, parts: number): (() => void) | undefined {
   const outShape = shapeOf(context, node.outputs[0]);
   const rank = outShape.length;
   const axis = node.axis < 0 ? node.axis + rank : node.axis;
@@ -136,10 +161,12 @@ function concatKernel(node: ConcatNode, context: ArenaContext): (() => void) | u
     offset += run;
   }
   if (offset !== outRun) return undefined;
-  const activate = activationPass(context, node.activation, out, total);
+  const { start, end } = partRange(outer, part, parts);
+  if (start === end) return IDLE;
+  const activate = activationPass(context, node.activation, out + start * outRun, (end - start) * outRun);
   const { engine } = context;
   return () => {
-    for (const { src, run, at } of copies) engine.copyRuns(src, run, out + at, outRun, run, outer);
+    for (const { src, run, at } of copies) engine.copyRuns(src + start * run, run, out + start * outRun + at, outRun, run, end - start);
     activate();
   };
 }

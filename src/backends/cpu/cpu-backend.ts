@@ -21,7 +21,9 @@ import { writeWeights } from './write-weights.ts';
  * kernel reads, the plan's arena (scratch records included), graph I/O. Convolutions and
  * FullyConnected layers of NHWC networks run the SIMD kernels where their operands lie
  * (arena-kernels.ts), with their scratch planned; every other op runs its kernel on views
- * of the same memory. Nothing is allocated, copied or grown per inference.
+ * of the same memory. Nothing is allocated, copied or grown per inference. Given `threads`
+ * (PrepareRequest), each operator's parts run one after the other: the split cpu-parallel
+ * runs at once, on one thread, with the same sums.
  */
 export const cpuBackend: Backend<'cpu'> = {
   kind: 'cpu',
@@ -64,12 +66,13 @@ export const cpuBackend: Backend<'cpu'> = {
     const { graph, problem, plan } = request;
     const order = executionOrder(graph);
     // A plan without the scratch the kernels need is refused before the memory is allocated and the weights written (as cpu-parallel does).
-    checkScratch(graph, order, problem);
+    const parts = request.threads ?? 1;
+    checkScratch(graph, order, problem, parts);
     // Kernel scratch is process-wide and only grows: what was there before (the warm-up's) is the runtime's.
     const scratchBefore = kernelScratchBytes();
     const memory = executionMemory(graph, order, problem, plan);
     writeWeights(request, memory);
-    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order);
+    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order, parts);
     const io = new GraphIo(graph, memory.view);
     const { bytes } = memory;
     return {
@@ -87,10 +90,10 @@ export const cpuBackend: Backend<'cpu'> = {
       },
       async trace(inputs) {
         io.load(inputs);
-        return steps.map((step, index) => {
+        // One span per node: its parts run one after the other here.
+        return order.map((node, index) => {
           const start = epochMs();
-          step();
-          const node = order[index];
+          for (let part = 0; part < parts; part++) steps[index * parts + part]();
           return { node: node.name, op: node.op, step: index, thread: 'compute', start, end: epochMs() };
         });
       },

@@ -24,6 +24,7 @@ interface ExecArgs extends SourceArgs {
   source: string;
   backend?: string;
   workers?: number;
+  threads?: number;
   planner?: string;
   budget?: string;
   loading: string;
@@ -58,6 +59,10 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
           describe: `${servedKinds().join(', ')} (memplan list backends), or remote (a memplan agent: --url, --token); default cpu, or cpu-parallel with --workers or a --schedule other than sequential; --budget runs ${kindsWhere('streamsWeights').join(', ')}`,
         })
         .option('workers', { type: 'number', describe: "cpu-parallel: threads that run a step's operators at once (default and most: the number of cores)" })
+        .option('threads', {
+          type: 'number',
+          describe: "split each operator's kernel over N threads (the cpu-parallel pool, N workers unless --workers; each node's scratch planned once per thread); the peers run N intra-op threads",
+        })
         .option('url', { type: 'string', describe: 'remote: the agent, http://host:port' })
         .option('token', { type: 'string', describe: `remote: the token the agent was started with (or set ${TOKEN_ENV}, which keeps it out of the command line)` })
         .option('remote-backend', { type: 'string', default: 'cpu', describe: `remote: the agent's backend (${servedKinds().join(', ')})` })
@@ -89,12 +94,16 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         ['repetitions', args.repetitions, 1],
         ['warmup', args.warmup, 0],
         ['workers', args.workers ?? 1, 1],
+        ['threads', args.threads ?? 1, 1],
       ] as const) {
         if (!Number.isSafeInteger(value) || value < min) throw new UsageError(`--${name} must be a whole number >= ${min}, got ${value}.`);
       }
       // A remote agent's machine has cores of its own: its backend judges the count there.
       if (args.workers !== undefined && args.workers > maxWorkers() && args.backend !== 'remote') {
         throw new UsageError(`--workers ${args.workers} is more than this machine's ${maxWorkers()} cores; the cpu-parallel backend runs at most one worker per core.`);
+      }
+      if (args.threads !== undefined && args.threads > maxWorkers() && args.backend !== 'remote') {
+        throw new UsageError(`--threads ${args.threads} is more than this machine's ${maxWorkers()} cores; an operator is split over at most one thread per core.`);
       }
       const budget = parseBudget(args.budget);
       const backend = budget !== undefined ? 'budgeted' : execBackend(args);
@@ -103,7 +112,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
       if (backend === 'budgeted') {
         // The streaming executor (a budget, weights from a file) has its own report.
         if (args.backend !== undefined && args.backend !== 'budgeted') throw new UsageError(`--budget runs the budgeted backend; --backend ${args.backend} does not take a budget.`);
-        if (args.peer || args.workers !== undefined) throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : 'workers'} does not apply.`);
+        if (args.peer || args.workers !== undefined || args.threads !== undefined)
+          throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : args.workers !== undefined ? 'workers' : 'threads'} does not apply.`);
         checkBudgetedRecordArgs(args);
         const storageBandwidth = parseStorageBandwidthOption(args.storageBandwidth);
         const adapt = parseAdaptBudgets(args.adapt, budget);
@@ -148,7 +158,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         warmup: args.warmup,
         seed: args.seed,
         weights: args.weights,
-        records: sourceOptions(args),
+        // Operators split over threads: the plan holds a scratch band per thread (RecordOptions.threads).
+        records: { ...sourceOptions(args), ...(args.threads === undefined ? {} : { threads: args.threads }) },
         alignment: args.align,
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
@@ -206,14 +217,17 @@ async function writeTrace(
 
 /**
  * The backend to run: as given, else the CPU, on the worker pool (cpu-parallel) when the
- * run asks for workers or a schedule with several operators per step.
+ * run asks for workers, operators split over threads or a schedule with several operators
+ * per step.
  */
 function execBackend(args: ExecArgs): string {
-  const parallel = args.workers !== undefined || isParallelSchedule(parseSchedule(args.schedule));
+  const parallel = args.workers !== undefined || (args.threads ?? 1) > 1 || isParallelSchedule(parseSchedule(args.schedule));
   if (args.backend === undefined) return parallel ? 'cpu-parallel' : 'cpu';
-  const pool = hasCapability(args.backend === 'remote' ? args.remoteBackend : args.backend, 'parallelSteps');
-  if (args.workers !== undefined && !pool)
-    throw new UsageError(`--workers sets the threads of the cpu-parallel backend; --backend ${args.backend}${args.backend === 'remote' ? ` --remote-backend ${args.remoteBackend}` : ''} has none.`);
+  const kind = args.backend === 'remote' ? args.remoteBackend : args.backend;
+  const named = `--backend ${args.backend}${args.backend === 'remote' ? ` --remote-backend ${args.remoteBackend}` : ''}`;
+  if (args.workers !== undefined && !hasCapability(kind, 'parallelSteps')) throw new UsageError(`--workers sets the threads of the cpu-parallel backend; ${named} has none.`);
+  // The CPU backends split operators (cpu one part after the other); another backend would plan bands it never uses.
+  if (args.threads !== undefined && kind !== 'cpu' && kind !== 'cpu-parallel') throw new UsageError(`--threads splits operators on the cpu and cpu-parallel backends; ${named} does not.`);
   return args.backend;
 }
 

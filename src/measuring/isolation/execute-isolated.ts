@@ -82,7 +82,7 @@ export async function executeIsolated(source: Graph, options: ExecuteOptions): P
   let onnx: PeerJob | undefined;
   for (const run of [options.peer ? runOnnxRuntime : undefined, options.webPeer ? runOnnxRuntimeWeb : undefined]) {
     if (run === undefined) continue;
-    onnx ??= peerJob(graph, seededInputs(graph, options.seed));
+    onnx ??= peerJob(graph, seededInputs(graph, options.seed), records.threads ?? 1);
     const peerRun = await run(onnx, runs);
     const peerLatency = summarizeLatency(peerRun.samples, options.seed);
     peers.push({ runtime: peerRun.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, peerRun.outputs) });

@@ -141,6 +141,8 @@ async function prepareNetwork(
     ...(steps ? { steps } : {}),
     ...(weights ? { weights } : {}),
     ...(job.workers === undefined ? {} : { workers: job.workers }),
+    // The records were planned for operators split over this many threads (a scratch band each).
+    ...(job.records.threads === undefined ? {} : { threads: job.records.threads }),
     ...(job.streaming ? { streaming: job.streaming } : {}),
   };
   let baselineRss: number | undefined;

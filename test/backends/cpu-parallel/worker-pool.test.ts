@@ -23,7 +23,9 @@ async function loaded(graph: Graph, steps: number[][], workers: number): Promise
   const plan = planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 });
   const memory = executionMemory(graph, executionOrder(graph), problem, plan, { workers });
   const pool = await StepPool.start(workers);
-  await pool.load({}, { graph, memory: memory.wasm ?? (memory.buffer as SharedArrayBuffer), byteAt: memory.byteAt, steps, spans: makeSpans(graph.nodes.length) }, (k) => memory.temporary(k + 1));
+  await pool.load({}, { graph, memory: memory.wasm ?? (memory.buffer as SharedArrayBuffer), byteAt: memory.byteAt, steps, parts: 1, bands: 1, spans: makeSpans(graph.nodes.length) }, (k) =>
+    memory.temporary(k + 1),
+  );
   return { pool, memory };
 }
 
@@ -76,7 +78,9 @@ describe('the step pool', () => {
       const problem = graphToProblem(graph, { elementSize: 4, includeGraphIO: true, scratch: true });
       const plan = planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 });
       const second = executionMemory(graph, executionOrder(graph), problem, plan, { workers: 2 });
-      await pool.load({}, { graph, memory: second.wasm ?? (second.buffer as SharedArrayBuffer), byteAt: second.byteAt, steps: [[0]], spans: makeSpans(1) }, (k) => second.temporary(k + 1));
+      await pool.load({}, { graph, memory: second.wasm ?? (second.buffer as SharedArrayBuffer), byteAt: second.byteAt, steps: [[0]], parts: 1, bands: 1, spans: makeSpans(1) }, (k) =>
+        second.temporary(k + 1),
+      );
       first.view('x').set([1, 2]);
       second.view('x').set([5, 7]);
       await pool.run();
