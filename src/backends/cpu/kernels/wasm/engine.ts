@@ -29,16 +29,6 @@ import { relaxedSimd } from './relaxed-simd.ts';
 /** Bytes reserved at the start of memory for the kernels' temporary stores. */
 const RESERVED_BYTES = 64;
 
-/**
- * The most bytes of packed B one gemm call of the kernel reads: the kernel takes 4 rows of A
- * at a time past every panel of B, so a B larger than L2 (Inception v3's 3x3 convolutions
- * have up to 553 KiB) came from L3 for every 4 rows, and two threads doing so at once were
- * held to L3's bandwidth. Column groups of at most this many bytes of B stay in L2 (256 KiB
- * or more on the CPUs this runs on) while A passes once per group. Each output is computed
- * as before: the results are the same bits.
- */
-const PANEL_GROUP_BYTES = 128 * 1024;
-
 type GemmExport = (a: number, lda: number, m: number, b: number, k: number, n: number, bias: number, c: number, ldc: number, lo: number, hi: number, tmp: number) => void;
 type Export = (...args: number[]) => void;
 
@@ -256,11 +246,7 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
         };
       },
       gemm(a, lda, m, b, k, n, bias, c, ldc, lo, hi) {
-        // Column groups whose packed B stays in L2 while every row of A passes it (see PANEL_GROUP_BYTES).
-        const step = Math.max(1, Math.floor(PANEL_GROUP_BYTES / (k * 32))) * 8;
-        for (let j = 0; j < n; j += step) {
-          gemm(a * 4, lda * 4, m, (b + j * k) * 4, k, Math.min(step, n - j), (bias + j) * 4, (c + j) * 4, ldc * 4, lo, hi, temporary);
-        }
+        gemm(a * 4, lda * 4, m, b * 4, k, n, bias * 4, c * 4, ldc * 4, lo, hi, temporary);
       },
       depthwise3x3(input, output, rows, cols, inRowStep, inColStep, tapY, tapX, outRowStep, pixel, channels, weights, bias, lo, hi) {
         dw3x3(input * 4, output * 4, rows, cols, inRowStep * 4, inColStep * 4, tapY * 4, tapX * 4, outRowStep * 4, pixel * 4, channels & ~3, channels, weights * 4, bias * 4, lo, hi);
