@@ -4,7 +4,8 @@
  * the cpu-parallel pool, a scratch band per thread planned), each in a measured process of
  * its own, rounds alternating, with onnxruntime-node timed beside each at the same number of
  * intra-op threads. Both runs' outputs are compared bit for bit with one run of the network
- * unsplit (the naive plan, one thread). Target (issue 41): --threads 2 at least 1.6x faster
+ * unsplit (the naive plan, one thread). The speed-up is taken round by round (one thread
+ * over N, run back to back), then the median: the machine's drift between rounds cancels. Target (issue 41): --threads 2 at least 1.6x faster
  * than one thread on Inception v3, outputs equal.
  *
  *   npm run bench:threads -- [--network inception-v3] [--threads 2] [--rounds 3] [--repetitions 10] [--warmup 3]
@@ -65,16 +66,19 @@ for (let round = 1; round <= options.rounds; round++) {
   samples.ortN.push(many.peers?.[0]?.latencyMs.median ?? Number.NaN);
 }
 const [ours1, oursN, ort1, ortN] = [samples.ours1, samples.oursN, samples.ort1, samples.ortN].map((values) => median(values));
-const speedup = ours1 / oursN;
+// Speed-ups round by round (one thread over N, back to back), then their median: the machine's drift between rounds cancels.
+const paired = (one: readonly number[], many: readonly number[]): number => median(one.map((ms, k) => ms / many[k]));
+const speedup = paired(samples.ours1, samples.oursN);
+const peerSpeedup = paired(samples.ort1, samples.ortN);
 const N = options.threads;
 process.stdout.write(
   [
     `| ${options.network} | 1 thread ms | ${N} threads ms | speed-up |`,
     '|---|---:|---:|---:|',
     `| ours (CPU executor, operators split) | ${ours1.toFixed(1)} | ${oursN.toFixed(1)} | ${speedup.toFixed(2)} |`,
-    `| onnxruntime-node (intra-op threads) | ${ort1.toFixed(1)} | ${ortN.toFixed(1)} | ${(ort1 / ortN).toFixed(2)} |`,
+    `| onnxruntime-node (intra-op threads) | ${ort1.toFixed(1)} | ${ortN.toFixed(1)} | ${peerSpeedup.toFixed(2)} |`,
     '',
-    `Medians over ${options.rounds} rounds (each the median of ${options.repetitions} timed inferences after ${options.warmup} warm-up, in a measured process of its own; the rounds alternate one thread and ${N}).`,
+    `Latencies: medians over ${options.rounds} rounds (each the median of ${options.repetitions} timed inferences after ${options.warmup} warm-up, in a measured process of its own; the rounds alternate one thread and ${N}). Speed-ups: the median over the rounds of each round's one thread over ${N}.`,
     `Outputs of both runs bit-identical to the unsplit network's: ${equal ? 'yes' : 'NO'}.`,
     `--threads ${N} at least ${TARGET}x faster than one thread: ${speedup >= TARGET && equal ? 'met' : 'NOT met'} (${speedup.toFixed(2)}x).`,
     '',
