@@ -65,6 +65,19 @@ describe.concurrent('memplan exec', () => {
     expect(userErrorLine(webgpu)).toMatch(/--workers sets the threads of the cpu-parallel backend; --backend webgpu has none\./);
   });
 
+  it('refuses threads it cannot split operators over, in one line', async ({ expect }) => {
+    const [zero, many, webgpu, budget] = await Promise.all([
+      memplan('exec', 'zoo:blazeface', '--threads', '0'),
+      memplan('exec', 'zoo:blazeface', '--threads', '100000'),
+      memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--threads', '2'),
+      memplan('exec', 'zoo:blazeface', '--budget', '4MiB', '--threads', '2'),
+    ]);
+    expect(userErrorLine(zero)).toBe('memplan: --threads must be a whole number >= 1, got 0.');
+    expect(userErrorLine(many)).toBe(`memplan: --threads 100000 is more than this machine's ${availableParallelism()} cores; an operator is split over at most one thread per core.`);
+    expect(userErrorLine(webgpu)).toBe('memplan: --threads splits operators on the cpu and cpu-parallel backends; --backend webgpu does not.');
+    expect(userErrorLine(budget)).toBe('memplan: the budgeted backend runs one compute thread and no peer; --threads does not apply.');
+  });
+
   it('prints the memory figures as one block of MiB, said to be measured in an isolated process', async ({ expect }) => {
     const run = await memplan('exec', 'zoo:blazeface', '--repetitions', '2', '--warmup', '0');
     expect(run.status).toBe(0);

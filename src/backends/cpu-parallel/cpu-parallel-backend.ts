@@ -1,10 +1,10 @@
-import { simdKernelsTitle } from '../cpu/kernels/wasm/engine.ts';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import { executionMemory } from '../cpu/execution-memory.ts';
 import { GraphIo } from '../cpu/graph-io.ts';
+import { simdKernelsTitle } from '../cpu/kernels/wasm/engine.ts';
 import { checkScratch } from '../cpu/node-kernels.ts';
 import { writeWeights } from '../cpu/write-weights.ts';
 import { stepIndices } from './parallel-steps.ts';

@@ -15,9 +15,9 @@ import { IDLE, partRange, type Share, WHOLE } from './parts.ts';
  * then runs on views, computing the same function (to float32 rounding: an average here
  * sums in float32).
  *
- * Split (parts.ts), the closure is one part's share: output rows of
- * a pool, a run of elements or rows of the others (a concatenation's: of the indices before
- * its axis); a padding (a clearing, then copies) runs whole in part 0.
+ * Split (parts.ts), the closure is one part's share: output rows of a pool, a run of
+ * elements or of rows of the others (a concatenation's: of the indices before its axis); a
+ * padding (a clearing, then copies) runs whole in part 0.
  */
 export function arenaOpKernel(node: Node, context: ArenaContext, { part, parts }: Share = WHOLE): (() => void) | undefined {
   const { graph } = context;

@@ -8,10 +8,10 @@ import { findPlanner } from '../../planners/registry.ts';
 import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { seededInputs } from '../run-data.ts';
 import { warmUpGraph } from '../warm-up-graph.ts';
-import { simdKernelsTitle } from './kernels/wasm/engine.ts';
 import { executionMemory } from './execution-memory.ts';
 import { GraphIo } from './graph-io.ts';
 import { kernelScratchBytes } from './kernels/index.ts';
+import { simdKernelsTitle } from './kernels/wasm/engine.ts';
 import { checkScratch, nodeKernels } from './node-kernels.ts';
 import { writeWeights } from './write-weights.ts';
 

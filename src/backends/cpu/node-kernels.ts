@@ -20,11 +20,11 @@ export interface MemoryView {
  * Each node's kernel as a closure over the memory, in `order`: where there is an engine, in
  * place (arena-kernels.ts `layerKernel`) where the executor runs the node so (inPlaceLayer),
  * or the engine's op kernel where it has one (arena-op-kernels.ts); else its kernel on
- * views. Split (parts.ts), `parts` closures per node, node k's part p at k * parts + p (a
- * kernel on views runs whole in part 0), in band `slot` of each node's scratch (the thread's
- * that runs them). `derived`: bytes of weights a
- * view kernel derived in a form of its own (outside the memory). The main thread and every
- * worker thread build their own.
+ * views. Split (parts.ts): `parts` closures per node, node k's part p at k * parts + p (a
+ * kernel on views runs whole in part 0), working in band `slot` of each node's scratch (the
+ * band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
+ * form of its own (outside the memory). The main thread and every worker thread build their
+ * own.
  */
 export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0): { kernels: (() => void)[]; derived: number } {
   let derived = 0;
