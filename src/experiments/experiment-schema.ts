@@ -47,11 +47,16 @@ const RECORD_VALUE: Readonly<Record<RecordOptionKind, z.ZodType>> = {
   schedule: z.unknown().refine((v) => parseSchedule(v) !== undefined, { error: (issue) => `must be ${SCHEDULE_FORMS}; got ${JSON.stringify(issue.input)}.` }),
 };
 
-/** The record options an experiment sets: every option of the one table but `scratch`, which the executing backend plans itself. */
+/**
+ * The record options an experiment sets: every option of the one table but `scratch`, which
+ * the executing backend plans itself, and `threads`, the split of `exec --threads` (a sweep's
+ * cells run one thread each, or a schedule's steps on cpu-parallel).
+ */
+const JOB_ONLY: readonly string[] = ['scratch', 'threads'];
 const records = fields(
   Object.fromEntries(
     Object.entries(RECORD_OPTION_FIELDS)
-      .filter(([key]) => key !== 'scratch')
+      .filter(([key]) => !JOB_ONLY.includes(key))
       .map(([key, kind]) => [key, RECORD_VALUE[kind].optional()]),
   ),
 ).meta({ description: 'How graphs become usage records (graph/lifetimes.ts RecordOptions); default: each tensor its own element size, no graph I/O.' });
