@@ -2,11 +2,9 @@ import type { Node } from '../../../graph/ir.ts';
 import type { Kernel, KernelCall } from '../kernel.ts';
 import { applyActivation } from './activation.ts';
 import { checkLength, dims4, input, padBefore, ScratchF64, ScratchI32, windowInOut } from './common.ts';
+import { LOWEST_FLOAT } from './wasm/pool.ts';
 
 type PoolNode = Extract<Node, { op: 'AveragePool' | 'MaxPool' }>;
-
-/** TFLite's "lowest float": a max pool over a window with no valid pixel. */
-const LOWEST = -3.4028234663852886e38;
 
 /**
  * AveragePool and MaxPool over windows of the input; padded positions take no part: an
@@ -47,7 +45,7 @@ function pool(call: KernelCall, isMax: boolean): void {
           for (let kx = kxLo; kx < kxHi; kx++) offsets[taps++] = inBase + ((iy0 + ky) * w + ix0 + kx) * channels;
         }
         if (taps === 0) {
-          for (let ch = 0; ch < channels; ch++) out[at + ch] = isMax ? LOWEST : 0;
+          for (let ch = 0; ch < channels; ch++) out[at + ch] = isMax ? LOWEST_FLOAT : 0;
         } else if (isMax) {
           for (let ch = 0; ch < channels; ch++) {
             let m = x[offsets[0] + ch];

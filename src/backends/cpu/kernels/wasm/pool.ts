@@ -1,6 +1,6 @@
 import { F32, FunctionBuilder, I32, V128, type Local } from './encoder.ts';
 
-/** TFLite's lowest float: what a max pool writes for a window without a valid pixel. */
+/** TFLite's "lowest float": what a max pool writes for a window without a valid pixel (here and in ../pool.ts). */
 export const LOWEST_FLOAT = -3.4028234663852886e38;
 
 /**
