@@ -12,10 +12,9 @@ import { relaxedSimd } from './relaxed-simd.ts';
  * The SIMD engine: kernels written in WebAssembly (f32x4) by hand, the matrix product of
  * gemm.ts, the 3x3 depthwise convolution of depthwise.ts, and the pools, elementwise ops
  * and strided copies of pool.ts and elementwise.ts, on data staged into the engine's own
- * memory or on a memory the caller owns, with relaxed SIMD's fused
- * multiply-add where the runtime has it (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar float64 arithmetic, bounds
- * checks); these run 5-10x faster, which is what brings MobileNet v2 within 10x of
- * onnxruntime. Where WebAssembly SIMD is missing, or `setSimdEnabled(false)` says so, the
+ * memory or on a memory the caller owns, with relaxed SIMD's fused multiply-add where the
+ * runtime has it (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar
+ * float64 arithmetic, bounds checks); these run 5-10x faster. Where WebAssembly SIMD is missing, or `setSimdEnabled(false)` says so, the
  * kernels fall back to their plain TypeScript loops, which compute the same function (to
  * float32 rounding: these kernels accumulate in float32, the loops in float64).
  *
@@ -36,11 +35,11 @@ export interface SimdEngine {
   /** Lays out a call's operands: offsets in floats, 16-byte aligned, after the reserved area. */
   arena(): Arena;
   /**
-   * C = clamp(A * B + bias) as the gemm kernel above, with offsets and strides in floats
+   * C = clamp(A * B + bias) as gemm.ts's kernel, with offsets and strides in floats
    * into `heap()`: bias must hold ceil(n/8)*8 values.
    */
   gemm(a: number, lda: number, m: number, b: number, k: number, n: number, bias: number, c: number, ldc: number, lo: number, hi: number): void;
-  /** The 3x3 depthwise kernel above, offsets and steps in floats. */
+  /** depthwise.ts's 3x3 kernel, offsets and steps in floats. */
   depthwise3x3(
     input: number,
     output: number,
