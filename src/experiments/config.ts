@@ -9,6 +9,9 @@ import { checkFile, failIn } from './file-check.ts';
 import { findPlanner } from '../planners/registry.ts';
 import { UnknownPlannerError } from '../planners/unknown-planner-error.ts';
 import { ExperimentError } from './experiment-error.ts';
+import { isPlannerModule, type PlannerEntry } from './planner-entry.ts';
+
+export type { PlannerEntry } from './planner-entry.ts';
 
 /**
  * An experiment file (`experiments/*.json`): which networks, planners and backends, how
@@ -23,17 +26,6 @@ export interface ModelEntry {
   readonly label: string;
   /** A file that may be absent (e.g. ../shared traces): its cells are skipped with a note. */
   readonly optional: boolean;
-}
-
-/** A planner reference that names a module (a path ending in .ts, .mts, .js or .mjs), not a registry id. */
-export function isPlannerModule(ref: string): boolean {
-  return /\.(m?[jt]s)$/.test(ref);
-}
-
-export interface PlannerEntry {
-  /** A registry id, or the path of a module exporting a planner (relative to the experiment file). */
-  readonly ref: string;
-  readonly module: boolean;
 }
 
 /** `plan-only` plans and verifies; an executing backend also runs each network inside each plan. */

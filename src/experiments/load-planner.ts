@@ -1,12 +1,11 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { APPROACHES } from '../core/plans.ts';
 import type { OffsetsPlan, SharedObjectsPlan } from '../core/plans.ts';
 import type { Problem } from '../core/problem.ts';
 import type { Planner, PlannerOptions } from '../planners/planner.ts';
 import { findPlanner } from '../planners/registry.ts';
-import { isPlannerModule, type PlannerEntry } from './config.ts';
+import { isPlannerModule, type PlannerEntry } from './planner-entry.ts';
 import { ExperimentError } from './experiment-error.ts';
 
 /**
@@ -61,6 +60,8 @@ export async function loadPlanner(entry: PlannerEntry): Promise<Planner> {
 async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   if (!/\.[cm]?tsx?$/i.test(path)) return (await import(url)) as Record<string, unknown>;
+  // tsx (and esbuild under it) is loaded only for a TypeScript module: a command that names none starts without it.
+  const { tsImport } = await import('tsx/esm/api');
   const namespace = (await tsImport(url, import.meta.url)) as Record<string, unknown>;
   const wrapped = namespace.default as Record<string, unknown> | undefined;
   return wrapped !== null && typeof wrapped === 'object' && wrapped.__esModule === true ? wrapped : namespace;

@@ -3,15 +3,12 @@ import { PLANTED_FAMILIES, PLANTED_GRAIN, PLANTED_HEIGHT, plantedProblem, type P
 import { chainProblem, randomDagProblem } from '../core/synthetic.ts';
 import { GraphError, type Graph } from '../graph/ir.ts';
 import { graphToProblem, type RecordOptions } from '../graph/lifetimes.ts';
-import { buildZooModel } from '../models/zoo.ts';
 import { InputError } from './input-error.ts';
 import { printable } from './printable.ts';
-import { readOnnx } from './onnx/read-onnx.ts';
 import { readInputFile } from './read-input-file.ts';
 import { decodeRecordText } from './record-text.ts';
 import { parseRecordsCsv } from './records-csv.ts';
 import { parseRecordsJson } from './records-json.ts';
-import { readTflite } from './tflite/read-tflite.ts';
 
 export interface SourceOptions {
   /** Full shapes for graph inputs whose dimensions the file leaves open. */
@@ -69,7 +66,9 @@ export async function loadSource(source: string, options: SourceOptions = {}): P
   if (given.length > 0 && !/\.(tflite|onnx)$/i.test(source)) {
     throw new InputError(source, undefined, `input shapes (${given.join(', ')}) fix dynamic inputs of .tflite and .onnx files; this source's shapes are all fixed.`);
   }
-  if (source.startsWith('zoo:')) return { kind: 'graph', graph: buildZooModel(source) };
+  // The zoo and each binary reader are loaded for the source that needs them: a command
+  // planning a records file starts without the networks, flatbuffers or protobuf.
+  if (source.startsWith('zoo:')) return { kind: 'graph', graph: (await import('../models/zoo.ts')).buildZooModel(source) };
   if (source.startsWith('synthetic:')) return { kind: 'records', problem: syntheticProblem(source) };
   if (fileKind(source) === undefined) {
     throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
@@ -88,7 +87,7 @@ function fileKind(source: string): 'csv' | 'json' | 'tflite' | 'onnx' | undefine
  * names: loadSource once the file is read (the readers' fuzz test comes in here, in
  * process). Every refusal is one line, whatever bytes the file holds.
  */
-export function readSourceBytes(bytes: Uint8Array, source: string, options: SourceOptions = {}): Source {
+export async function readSourceBytes(bytes: Uint8Array, source: string, options: SourceOptions = {}): Promise<Source> {
   try {
     switch (fileKind(source)) {
       case 'csv':
@@ -96,9 +95,9 @@ export function readSourceBytes(bytes: Uint8Array, source: string, options: Sour
       case 'json':
         return { kind: 'records', problem: parseRecordsJson(decodeRecordText(bytes, source), source) };
       case 'tflite':
-        return { kind: 'graph', graph: readTflite(new Uint8Array(bytes), source, options) };
+        return { kind: 'graph', graph: (await import('./tflite/read-tflite.ts')).readTflite(new Uint8Array(bytes), source, options) };
       case 'onnx':
-        return { kind: 'graph', graph: readOnnx(new Uint8Array(bytes), source, options) };
+        return { kind: 'graph', graph: (await import('./onnx/read-onnx.ts')).readOnnx(new Uint8Array(bytes), source, options) };
       default:
         throw new InputError(source, undefined, `unknown source type; expected ${SOURCE_KINDS}.`);
     }

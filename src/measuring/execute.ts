@@ -1,11 +1,9 @@
 import type { Graph } from '../graph/ir.ts';
 import { BackendError } from '../backends/backend-error.ts';
-import { executeInPage } from './execute-browser.ts';
 import type { ExecuteOptions } from './execute-options.ts';
 import type { ExecuteReport } from '../backends/execution-report.ts';
 import { executeIsolated } from './isolation/execute-isolated.ts';
 import { localPlacement, type Placement } from './placement.ts';
-import { executeOnAgent } from './remote-executor.ts';
 
 /**
  * The one way a network runs: the job (`options`) where `placement` puts it, by default
@@ -20,8 +18,9 @@ export async function execute(source: Graph, options: ExecuteOptions, placement:
       return executeIsolated(source, options);
     case 'page':
       if (backend.runsIn !== 'page') throw new BackendError(`the ${backend.kind} backend runs in a process, not in a browser page.`);
-      return executeInPage(source, options, placement);
+      // A page's driver and an agent's client are loaded by the placement that uses them.
+      return (await import('./execute-browser.ts')).executeInPage(source, options, placement);
     case 'agent':
-      return executeOnAgent(source, options, placement);
+      return (await import('./remote-executor.ts')).executeOnAgent(source, options, placement);
   }
 }

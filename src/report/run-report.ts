@@ -10,7 +10,6 @@ import { latencyChartSpec } from './charts/latency-chart.ts';
 import { memoryChartSpec } from './charts/memory-chart.ts';
 import { evaluateClaims } from './claims.ts';
 import { qualityChartSpec } from './charts/quality-chart.ts';
-import { renderChart } from './charts/render.ts';
 import { scalingChartSpec } from './charts/scaling-chart.ts';
 import { memoryCsv, memoryMarkdown, measuredCells, savingChecks, savingChecksMarkdown } from './memory-table.ts';
 import { buildPaperTable, type PaperTable } from './paper-table.ts';
@@ -64,6 +63,8 @@ export async function reportRun(dir: string): Promise<{ markdown: string; files:
   const name = run.experiment.name;
   const markdown = await writeTable(runTable(run), join(out, name));
   const files = [`${name}.md`, `${name}.csv`, `${name}.tex`].map((f) => join(out, f));
+  // vega, vega-lite and resvg load once the run has been read and its table written.
+  const { renderChart } = await import('./charts/render.ts');
   for (const chart of run.experiment.report.charts ?? ['footprint']) {
     const base = join(out, `${name}-${chart}`);
     if (chart === 'footprint') {

@@ -50,12 +50,12 @@ const tally: Tally = { cases: 0, refused: 0, read: 0 };
 type Outcome = { readonly kind: 'read'; readonly problem: Problem } | { readonly kind: 'refused'; readonly message: string };
 
 /** Reads `bytes` as the file `file` names, checks the outcome's rules, and counts it. */
-function outcome(bytes: Uint8Array, file: string, label: string): Outcome {
+async function outcome(bytes: Uint8Array, file: string, label: string): Promise<Outcome> {
   tally.cases++;
   const start = performance.now();
   let result: Outcome;
   try {
-    result = { kind: 'read', problem: problemOfSource(readSourceBytes(bytes, file), file) };
+    result = { kind: 'read', problem: problemOfSource(await readSourceBytes(bytes, file), file) };
   } catch (error) {
     const isUserError = USER_ERRORS.some((kind) => error instanceof kind);
     expect(isUserError, `${label}: not a user error: ${(error as Error)?.stack ?? String(error)}`).toBe(true);
@@ -294,19 +294,20 @@ afterAll(() => {
 });
 
 /** Fuzzes the seeds of one record format: `count` cases, seeded. */
-function fuzzRecords(list: readonly { file: string; text: string }[], json: boolean, count: number, seed: number): { refused: number; read: number } {
+async function fuzzRecords(list: readonly { file: string; text: string }[], json: boolean, count: number, seed: number): Promise<{ refused: number; read: number }> {
   const random = mulberry32(seed);
   const counts = { refused: 0, read: 0 };
-  const complete = list.map(({ file, text }) => {
-    const result = outcome(bytesOf(text), file, `${file} as written`);
+  const complete: (readonly TensorUsageRecord[])[] = [];
+  for (const { file, text } of list) {
+    const result = await outcome(bytesOf(text), file, `${file} as written`);
     expect(result.kind, `${file} as written`).toBe('read');
-    return result.kind === 'read' ? result.problem.records : [];
-  });
+    complete.push(result.kind === 'read' ? result.problem.records : []);
+  }
   for (let k = 0; k < count; k++) {
     const index = k % list.length;
     const { file, text } = list[index];
     const { bytes, label, cut } = corruptText(text, json, random);
-    const result = outcome(bytes, file, `${file} case ${k} (${label})`);
+    const result = await outcome(bytes, file, `${file} case ${k} (${label})`);
     counts[result.kind]++;
     if (cut) expectPrefixOrRefused(result, complete[index], json, `${file} case ${k} (${label})`);
   }
@@ -314,47 +315,47 @@ function fuzzRecords(list: readonly { file: string; text: string }[], json: bool
 }
 
 describe('the readers on corrupted files: a sentence or a sound problem, never a crash, a hang or a silent truncation (issue 38)', () => {
-  it('.csv: 220 seeded corruptions', { timeout: TEST_TIMEOUT_MS }, () => {
-    const counts = fuzzRecords(seeds.csv, false, 220, 38_001);
+  it('.csv: 220 seeded corruptions', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const counts = await fuzzRecords(seeds.csv, false, 220, 38_001);
     // Both outcomes happen: the corruptions reach past the first check.
     expect(counts.refused).toBeGreaterThan(50);
     expect(counts.read).toBeGreaterThan(10);
   });
 
-  it('.json: 220 seeded corruptions, deep nesting among them', { timeout: TEST_TIMEOUT_MS }, () => {
-    const counts = fuzzRecords(seeds.json, true, 220, 38_002);
+  it('.json: 220 seeded corruptions, deep nesting among them', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const counts = await fuzzRecords(seeds.json, true, 220, 38_002);
     expect(counts.refused).toBeGreaterThan(50);
     expect(counts.read).toBeGreaterThan(10);
   });
 
-  it('every cut of a record file, byte by byte: refused, or exactly the records of a complete prefix', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('every cut of a record file, byte by byte: refused, or exactly the records of a complete prefix', { timeout: TEST_TIMEOUT_MS }, async () => {
     for (const { file, text } of [
       { file: 'cut.csv', text: 'id,lower,upper,size\na,0,2,10\nb,1,3,2048\nc,2,14,333\n' },
       { file: 'cut-offset.csv', text: 'id,lower,upper,size,offset\na,0,2,10,0\nb,1,3,2048,16\n' },
       { file: 'cut.json', text: '[{"id": "a", "size": 10, "first": 0, "last": 1},\n {"id": "b", "size": 2048, "first": 1, "last": 12}]\n' },
     ]) {
       const full = bytesOf(text);
-      const complete = (outcome(full, file, file) as { problem: Problem }).problem.records;
+      const complete = ((await outcome(full, file, file)) as { problem: Problem }).problem.records;
       for (let length = 0; length < full.length; length++) {
-        expectPrefixOrRefused(outcome(full.slice(0, length), file, `${file} cut to ${length}`), complete, file.endsWith('.json'), `${file} cut to ${length}`);
+        expectPrefixOrRefused(await outcome(full.slice(0, length), file, `${file} cut to ${length}`), complete, file.endsWith('.json'), `${file} cut to ${length}`);
       }
     }
   });
 
-  it('.onnx: 150 seeded corruptions of zoo networks written by memplan export', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('.onnx: 150 seeded corruptions of zoo networks written by memplan export', { timeout: TEST_TIMEOUT_MS }, async () => {
     const random = mulberry32(38_003);
     const models = ['blazeface', 'mobilenet-v1', 'squeezenet-1.1'].map((name) => ({ file: `${name}.onnx`, bytes: writeOnnx(buildZooModel(`zoo:${name}`), { weights: 'none' }) }));
     const counts = { refused: 0, read: 0 };
     for (let k = 0; k < 150; k++) {
       const { file, bytes: original } = models[k % models.length];
       const { bytes, label } = corruptBinary(new Uint8Array(original), random);
-      counts[outcome(bytes, file, `${file} case ${k} (${label})`).kind]++;
+      counts[(await outcome(bytes, file, `${file} case ${k} (${label})`)).kind]++;
     }
     expect(counts.refused).toBeGreaterThan(30);
     expect(counts.read).toBeGreaterThan(5);
   });
 
-  it('.tflite: 150 seeded corruptions of hand-made models', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('.tflite: 150 seeded corruptions of hand-made models', { timeout: TEST_TIMEOUT_MS }, async () => {
     const random = mulberry32(38_004);
     const models = [
       { file: 'every-op.tflite', bytes: buildTflite(everyOpModel()) },
@@ -364,64 +365,64 @@ describe('the readers on corrupted files: a sentence or a sound problem, never a
     for (let k = 0; k < 150; k++) {
       const { file, bytes: original } = models[k % models.length];
       const { bytes, label } = corruptBinary(original, random);
-      counts[outcome(bytes, file, `${file} case ${k} (${label})`).kind]++;
+      counts[(await outcome(bytes, file, `${file} case ${k} (${label})`)).kind]++;
     }
     expect(counts.refused).toBeGreaterThan(30);
     expect(counts.read).toBeGreaterThan(5);
   });
 
   // Read in place from ../shared/reference-models, never copied; skipped with a message when absent.
-  it.skipIf(!referenceModelsPresent())('.tflite: 60 seeded corruptions of the reference models', { timeout: TEST_TIMEOUT_MS }, () => {
+  it.skipIf(!referenceModelsPresent())('.tflite: 60 seeded corruptions of the reference models', { timeout: TEST_TIMEOUT_MS }, async () => {
     const random = mulberry32(38_005);
     const models = REFERENCE_MODELS.filter((m) => !m.startsWith('deeplab')).map((m) => ({ file: m, bytes: readReferenceModel(m) }));
     for (let k = 0; k < 60; k++) {
       const { file, bytes: original } = models[k % models.length];
       const { bytes, label } = corruptBinary(original, random);
-      outcome(bytes, file, `${file} case ${k} (${label})`);
+      await outcome(bytes, file, `${file} case ${k} (${label})`);
     }
   });
 });
 
 /** What the fuzzing found, each as the smallest input that showed it. */
 describe('regressions found by the fuzzing', () => {
-  const refusal = (text: string | Uint8Array, file: string): string => {
-    const result = outcome(typeof text === 'string' ? bytesOf(text) : text, file, file);
+  const refusal = async (text: string | Uint8Array, file: string): Promise<string> => {
+    const result = await outcome(typeof text === 'string' ? bytesOf(text) : text, file, file);
     expect(result.kind, file).toBe('refused');
     return result.kind === 'refused' ? result.message : '';
   };
 
-  it('a CSV cut inside its last number was read with the shorter size', () => {
-    expect(refusal('id,lower,upper,size\na,0,2,10\nb,1,3,2', 'cut.csv')).toMatch(/^cut\.csv:3: the last line has no line end, so its size "2" may be cut off/);
+  it('a CSV cut inside its last number was read with the shorter size', async () => {
+    expect(await refusal('id,lower,upper,size\na,0,2,10\nb,1,3,2', 'cut.csv')).toMatch(/^cut\.csv:3: the last line has no line end, so its size "2" may be cut off/);
   });
 
-  it('-0 was read as a size (CSV and JSON)', () => {
-    expect(refusal('id,lower,upper,size\na,0,2,-0\n', 'zero.csv')).toBe('zero.csv:2: size -0 is a negative zero; write 0.');
-    expect(refusal('[{"id": "a", "size": -0, "first": 0, "last": 0}]', 'zero.json')).toBe('zero.json:1: record 0: "size" -0 is a negative zero; write 0.');
+  it('-0 was read as a size (CSV and JSON)', async () => {
+    expect(await refusal('id,lower,upper,size\na,0,2,-0\n', 'zero.csv')).toBe('zero.csv:2: size -0 is a negative zero; write 0.');
+    expect(await refusal('[{"id": "a", "size": -0, "first": 0, "last": 0}]', 'zero.json')).toBe('zero.json:1: record 0: "size" -0 is a negative zero; write 0.');
   });
 
-  it('nested "[" overflowed the stack of the JSON scanner (RangeError), and of JSON.stringify in a message', () => {
-    expect(refusal('['.repeat(200_000), 'deep.json')).toMatch(/^deep\.json:1: invalid JSON at column 200001: the file ends where a value should be/);
-    expect(refusal(`[{"id": "a", "first": 0, "last": 0, "size": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]`, 'deep-size.json')).toBe(
+  it('nested "[" overflowed the stack of the JSON scanner (RangeError), and of JSON.stringify in a message', async () => {
+    expect(await refusal('['.repeat(200_000), 'deep.json')).toMatch(/^deep\.json:1: invalid JSON at column 200001: the file ends where a value should be/);
+    expect(await refusal(`[{"id": "a", "first": 0, "last": 0, "size": ${'['.repeat(20_000)}${']'.repeat(20_000)}}]`, 'deep-size.json')).toBe(
       'deep-size.json:1: record 0: "size" must be a JSON number, not an array.',
     );
   });
 
-  it('sizes adding up past 2^53 were planned (every plan invalid, NaN footprints)', () => {
-    expect(refusal(`id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`, 'sum.csv')).toMatch(
+  it('sizes adding up past 2^53 were planned (every plan invalid, NaN footprints)', async () => {
+    expect(await refusal(`id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`, 'sum.csv')).toMatch(
       /^sum\.csv:3: size 9007199254740991 brings the sum of the sizes past 2\^53 - 1 bytes/,
     );
   });
 
-  it('a name with a line break from a corrupt model made a message of two lines', () => {
+  it('a name with a line break from a corrupt model made a message of two lines', async () => {
     const bytes = new Uint8Array(writeOnnx(buildZooModel('zoo:blazeface'), { weights: 'none' }));
     const at = Buffer.from(bytes).indexOf('Conv');
     bytes[at + 1] = 0x0a;
-    expect(refusal(bytes, 'blazeface.onnx')).toMatch(/^blazeface\.onnx: node .*op type C\\x0anv is not supported/);
+    expect(await refusal(bytes, 'blazeface.onnx')).toMatch(/^blazeface\.onnx: node .*op type C\\x0anv is not supported/);
   });
 
-  it('UTF-16 and invalid UTF-8 were decoded into replacement characters without a word', () => {
-    expect(refusal(utf16('id,lower,upper,size\na,0,1,1\n', false, true), 'utf16.csv')).toBe('utf16.csv: is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8.');
-    expect(refusal(concat(bytesOf('id,lower,upper,size\na'), new Uint8Array([0xed, 0xa0, 0x80]), bytesOf(',0,1,1\n')), 'surrogate.csv')).toBe(
+  it('UTF-16 and invalid UTF-8 were decoded into replacement characters without a word', async () => {
+    expect(await refusal(utf16('id,lower,upper,size\na,0,1,1\n', false, true), 'utf16.csv')).toBe('utf16.csv: is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8.');
+    expect(await refusal(concat(bytesOf('id,lower,upper,size\na'), new Uint8Array([0xed, 0xa0, 0x80]), bytesOf(',0,1,1\n')), 'surrogate.csv')).toBe(
       'surrogate.csv:2: the byte 0xed at offset 21 is not UTF-8 text; save the file as UTF-8.',
     );
   });

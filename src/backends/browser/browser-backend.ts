@@ -1,12 +1,13 @@
 import type { Backend, DeviceInfo } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
-import { openBrowserSession } from './browser-session.ts';
 
 let probed: Promise<{ info: DeviceInfo; alignment: number }> | undefined;
 
 /** The page's adapter, asked once per process of a browser started for it (a second or two). */
 function probe(): Promise<{ info: DeviceInfo; alignment: number }> {
   probed ??= (async () => {
+    // The browser driver (playwright-core, the device hub) is loaded when a browser is wanted, not with the registry.
+    const { openBrowserSession } = await import('./browser-session.ts');
     const session = await openBrowserSession({});
     try {
       const { info, requiredAlignment } = session.device;

@@ -1,7 +1,7 @@
 import type { Backend, DeviceInfo, PrepareRequest } from '../backend.ts';
 import { gpuContext, hasContext } from './device.ts';
 import { probedDevice } from './device-probe.ts';
-import { prepareOnDevice, type WebGpuPreparedNetwork } from './network.ts';
+import type { WebGpuPreparedNetwork } from './network.ts';
 
 export type { WebGpuPreparedNetwork } from './network.ts';
 
@@ -41,6 +41,8 @@ export const webgpuBackend: WebGpuBackend = {
   },
 
   async prepare(request: PrepareRequest): Promise<WebGpuPreparedNetwork> {
+    // The kernels and the device-side layout are loaded by the process that runs on the device, not with the registry.
+    const { prepareOnDevice } = await import('./network.ts');
     return prepareOnDevice(await gpuContext(), request);
   },
 };

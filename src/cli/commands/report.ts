@@ -37,11 +37,17 @@ export function registerReport(cli: Argv, text: CommandText): Argv {
       }
       if (args.target === undefined) throw new UsageError('give a run folder (results/<experiment>/<run-id>), an experiment folder (its latest run) or --picture <source> <planner>.');
       const target = await runFolder(args.target);
-      const { reportRun } = await import('../../report/run-report.ts');
+      // The folder is read before the reports' modules (the charts' vega among them) load:
+      // a folder that is not a run is refused at once.
       const { reportStudy, studyOfRun } = await import('../../report/study-reports.ts');
-      await import('../../report/studies/index.ts');
       const study = await studyOfRun(target);
-      const { markdown, files } = study ? await reportStudy(target, study.kind, study.info) : await reportRun(target);
+      let report: { markdown: string; files: string[] };
+      if (study === undefined) report = await (await import('../../report/run-report.ts')).reportRun(target);
+      else {
+        await import('../../report/studies/index.ts');
+        report = await reportStudy(target, study.kind, study.info);
+      }
+      const { markdown, files } = report;
       process.stdout.write(markdown);
       for (const file of files) process.stderr.write(`memplan: wrote ${file}\n`);
     },
