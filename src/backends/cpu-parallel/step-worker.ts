@@ -13,7 +13,8 @@ import { epochMs } from '../../core/clock.ts';
 import { executionOrder } from '../../graph/execution-order.ts';
 import type { Graph } from '../../graph/ir.ts';
 import { kernelScratchBytes } from '../cpu/kernels/index.ts';
-import { simdEngineOn, type WasmMemory } from '../cpu/kernels/wasm/engine.ts';
+import { simdEngineOn } from '../cpu/kernels/wasm/engine.ts';
+import type { WasmMemory } from '../cpu/kernels/wasm/wasm-api.ts';
 import { nodeKernels } from '../cpu/node-kernels.ts';
 import { awaitStep, leaveStep, LOAD, markFailed, QUIT, takeOperator, tracing, type Spans, type StepBlock } from './step-control.ts';
 

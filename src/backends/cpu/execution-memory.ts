@@ -2,7 +2,8 @@ import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { BackendError } from '../backend-error.ts';
-import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine, type WasmMemory } from './kernels/wasm/engine.ts';
+import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine } from './kernels/wasm/engine.ts';
+import type { WasmMemory } from './kernels/wasm/wasm-api.ts';
 import { nodeWeights, type NodeWeights } from './weight-placement.ts';
 
 /** Each thread's temporary area of the SIMD kernels (wasm/engine.ts gemm's `tmp`), at the memory's start: a cache line apiece. */

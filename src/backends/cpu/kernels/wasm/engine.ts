@@ -7,6 +7,7 @@ import { gemmFunction } from './gemm.ts';
 import { im2colFunction } from './im2col.ts';
 import { poolFunction } from './pool.ts';
 import { relaxedSimd } from './relaxed-simd.ts';
+import { wasmApi, type WasmMemory } from './wasm-api.ts';
 
 /**
  * The SIMD engine: kernels written in WebAssembly (f32x4) by hand, the matrix product of
@@ -106,24 +107,6 @@ export function simdEngine(): SimdEngine | undefined {
   const relaxed = relaxedSimd();
   if (engine?.relaxed !== relaxed) engine = { relaxed, value: createEngine() };
   return engine.value ?? undefined;
-}
-
-/** A WebAssembly.Memory (the project's type libraries do not declare the API as a value). */
-export interface WasmMemory {
-  readonly buffer: ArrayBuffer | SharedArrayBuffer;
-  grow(pages: number): number;
-}
-
-/** The part of the WebAssembly API used here. */
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-
-function wasmApi(): WasmApi | undefined {
-  return (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { FunctionBuilder, I32, V128, encodeModule } from './encoder.ts';
 import { panelProducts } from './gemm.ts';
 import { relaxedSimd } from './relaxed-simd.ts';
+import { wasmApi, type WasmMemory } from './wasm-api.ts';
 
 /**
  * The matrix product of out-of-core GEMM, in WebAssembly SIMD on a memory the caller owns:
@@ -88,22 +89,9 @@ function gemmAccumulateFunction(fused: boolean): FunctionBuilder {
 
 type GemmAccExport = (a: number, lda: number, m: number, b: number, bstride: number, k: number, n: number, c: number, ldc: number, accumulate: number) => void;
 
-/** The part of the WebAssembly API used here (the project's type libraries do not declare it as a value). */
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-}
-
-/** A WebAssembly memory: page-aligned (64 KiB pages), so views at multiples of 4096 suit O_DIRECT. */
-export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-}
-
 /** A memory of at least `bytes` (whole pages), never grown: its views stay valid. */
 export function pageAlignedMemory(bytes: number): WasmMemory {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  const wasm = wasmApi();
   if (wasm === undefined) throw new Error('this runtime has no WebAssembly.');
   const pages = Math.max(1, Math.ceil(bytes / 65536));
   return new wasm.Memory({ initial: pages, maximum: pages });
@@ -125,7 +113,7 @@ function tileModule(): object | null {
   const fused = relaxedSimd();
   let module = compiled.get(fused);
   if (module === undefined) {
-    const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+    const wasm = wasmApi();
     const bytes = encodeModule([gemmAccumulateFunction(fused)]);
     module = wasm !== undefined && wasm.validate(bytes) ? new wasm.Module(bytes) : null;
     compiled.set(fused, module);
@@ -140,7 +128,7 @@ function tileModule(): object | null {
 export function tileGemmOn(memory: WasmMemory): { gemm(a: number, b: number, c: number, tile: number, accumulate: boolean): void } {
   const module = tileModule();
   if (module === null) throw new Error('this runtime has no WebAssembly SIMD, which the out-of-core GEMM kernel needs.');
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!;
+  const wasm = wasmApi()!;
   const instance = new wasm.Instance(module, { env: { memory } });
   const gemmacc = instance.exports.gemmacc as GemmAccExport;
   return {
