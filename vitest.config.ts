@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import ReadmeFirstSequencer from './test/readme-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -18,7 +17,6 @@ export default defineConfig({
     // Hooks run real work too (an experiment on an agent in a beforeAll): the same limit as a
     // test, not vitest's 10 s, which a busy 2-core CI machine overran (stop 46).
     hookTimeout: 60_000,
-    sequence: { sequencer: ReadmeFirstSequencer },
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
