@@ -5,8 +5,9 @@
  * its own, rounds alternating, with onnxruntime-node timed beside each at the same number of
  * intra-op threads. Both runs' outputs are compared bit for bit with one run of the network
  * unsplit (the naive plan, one thread). The speed-up is taken round by round (one thread
- * over N, run back to back), then the median: the machine's drift between rounds cancels. Target (issue 41): --threads 2 at least 1.6x faster
- * than one thread on Inception v3, outputs equal.
+ * over N, run back to back), then the median: the machine's drift between rounds cancels.
+ * Target (issue 41): --threads 2 at least 1.6x faster than one thread on Inception v3,
+ * outputs equal.
  *
  *   npm run bench:threads -- [--network inception-v3] [--threads 2] [--rounds 3] [--repetitions 10] [--warmup 3]
  *
@@ -66,7 +67,6 @@ for (let round = 1; round <= options.rounds; round++) {
   samples.ortN.push(many.peers?.[0]?.latencyMs.median ?? Number.NaN);
 }
 const [ours1, oursN, ort1, ortN] = [samples.ours1, samples.oursN, samples.ort1, samples.ortN].map((values) => median(values));
-// Speed-ups round by round (one thread over N, back to back), then their median: the machine's drift between rounds cancels.
 const paired = (one: readonly number[], many: readonly number[]): number => median(one.map((ms, k) => ms / many[k]));
 const speedup = paired(samples.ours1, samples.oursN);
 const peerSpeedup = paired(samples.ort1, samples.ortN);

@@ -11,8 +11,6 @@ import { UnknownPlannerError } from '../planners/unknown-planner-error.ts';
 import { ExperimentError } from './experiment-error.ts';
 import { isPlannerModule, type PlannerEntry } from './planner-entry.ts';
 
-export type { PlannerEntry } from './planner-entry.ts';
-
 /**
  * An experiment file (`experiments/*.json`): which networks, planners and backends, how
  * graphs become records, how often to time, and how to report. The file's shape is checked

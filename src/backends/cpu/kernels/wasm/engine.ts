@@ -15,9 +15,10 @@ import { wasmApi, type WasmMemory } from './wasm-api.ts';
  * and strided copies of pool.ts and elementwise.ts, on data staged into the engine's own
  * memory or on a memory the caller owns, with relaxed SIMD's fused multiply-add where the
  * runtime has it (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar
- * float64 arithmetic, bounds checks); these run 5-10x faster. Where WebAssembly SIMD is missing, or `setSimdEnabled(false)` says so, the
- * kernels fall back to their plain TypeScript loops, which compute the same function (to
- * float32 rounding: these kernels accumulate in float32, the loops in float64).
+ * float64 arithmetic, bounds checks); these run 5-10x faster. Where WebAssembly SIMD is
+ * missing, or `setSimdEnabled(false)` says so, the kernels fall back to their plain
+ * TypeScript loops, which compute the same function (to float32 rounding: these kernels
+ * accumulate in float32, the loops in float64).
  *
  * Memory: bytes [0, 64) are the kernels' own temporary area; callers lay out their operands
  * after it with an `Arena` (per call: offsets only, then one commit that grows the memory).
