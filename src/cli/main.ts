@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { InvalidProblemError } from '../core/problem.ts';
 import { GraphError } from '../graph/ir.ts';
@@ -57,6 +57,7 @@ export async function main(argv: string[]): Promise<void> {
       throw new UsageError(usageSentence(message, usage), lacking ? usage : undefined);
     });
   cli = await withCommands(cli, argv);
+  skipHelpCache(cli);
   try {
     await cli.parseAsync();
   } catch (error) {
@@ -84,6 +85,20 @@ export async function main(argv: string[]): Promise<void> {
  */
 function exitSoon(graceMs = 2000): void {
   setTimeout(() => process.exit(), graceMs).unref();
+}
+
+/**
+ * yargs formats the running command's whole help text as its handler starts (every option
+ * measured and wrapped), to show it should the handler fail: 20-80 ms of every command's
+ * start (`exec` 80 ms of 0.6 s). Here a handler's failure is never shown with help (the fail
+ * handler above rethrows it), and help for a rejected command line is formatted in that
+ * handler, before any command handler starts; so the cache is never read and is not filled.
+ * Through yargs' internal methods: where a later yargs lacks them, it fills the cache as before.
+ */
+function skipHelpCache(cli: Argv): void {
+  const internal = (cli as unknown as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } }).getInternalMethods?.();
+  const usage = internal?.getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 await main(hideBin(process.argv));
