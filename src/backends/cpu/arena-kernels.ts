@@ -100,10 +100,15 @@ interface DepthwiseOperands {
 }
 
 /**
- * 3x3 depthwise (multiplier 1) by the SIMD kernel, a band of output rows at a time: the
- * band's input rows go into the layer's scratch (this thread's band of it) inside a frame of
- * zeros as wide as the padding (the CPU backend frames the whole image the same way), and
- * one kernel call writes the band's output rows where they belong.
+ * 3x3 depthwise (multiplier 1) by the SIMD kernel, a band of output rows at a time. Windows
+ * that lie inside the input are read where the input lies. The rest (output rows whose
+ * windows reach above or below the input, and the columns at the left and right edges) read
+ * a copy of their input rows inside a frame of zeros as wide as the padding, in the layer's
+ * scratch (this thread's band of it); the CPU backend frames the whole image the same way.
+ * A tap outside adds a zero either way, so every output is the same sum as in the frame.
+ * Against copying every band whole: DeepLab v3's 17 depthwise layers 22.4 to 18.9 ms,
+ * MobileNet v2's 8.0 to 7.3 ms (medians of 12 traces each, the two ways taken in turn in one
+ * process; outputs bit-identical).
  */
 function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: DepthwiseOperands, share: Share): () => void {
   const { part, parts } = share;
@@ -112,32 +117,97 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
   const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
   const frameAt = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
   const width = depthwiseFrame(g, 1).width;
-  const rowFloats = width * g.c;
   const imageRow = g.w * g.c;
+  const rows = insideRange(g.oh, g.sh, g.pt, g.dh, g.h);
+  const cols = insideRange(g.ow, g.sw, g.pl, g.dw, g.w);
+  /** Columns of the edge frames: output columns [from, to) read frame columns from input column from * sw - pl on. */
+  const edges = [
+    { from: 0, to: cols.start },
+    { from: cols.end, to: g.ow },
+  ].filter((edge) => edge.to > edge.from);
+  const edgeWidth = (edge: { from: number; to: number }): number => (edge.to - edge.from - 1) * g.sw + 2 * g.dw + 1;
+  // Frames the columns [firstColumn, firstColumn + columns) of input rows r0 * sh - pt on at `at`, zeros outside.
+  const frame = (at: number, n: number, r0: number, count: number, firstColumn: number, columns: number): void => {
+    const frameRows = depthwiseFrame(g, count).rows;
+    const rowFloats = columns * g.c;
+    const ix0 = Math.max(0, firstColumn);
+    const ix1 = Math.min(g.w, firstColumn + columns);
+    for (let fy = 0; fy < frameRows; fy++) {
+      const iy = r0 * g.sh - g.pt + fy;
+      const row = at + fy * rowFloats;
+      if (iy < 0 || iy >= g.h || ix1 <= ix0) {
+        heap.fill(0, row, row + rowFloats);
+        continue;
+      }
+      const left = (ix0 - firstColumn) * g.c;
+      const right = (ix1 - firstColumn) * g.c;
+      heap.fill(0, row, row + left);
+      heap.copyWithin(row + left, v.x + (n * g.h + iy) * imageRow + ix0 * g.c, v.x + (n * g.h + iy) * imageRow + ix1 * g.c);
+      heap.fill(0, row + right, row + rowFloats);
+    }
+  };
+  // Output rows [r0, r0 + count), columns [c0, c1), from a frame at `at` of `columns` columns whose first is input column c0 * sw - pl.
+  const framed = (at: number, n: number, r0: number, count: number, c0: number, c1: number, columns: number): void => {
+    frame(at, n, r0, count, c0 * g.sw - g.pl, columns);
+    const rowFloats = columns * g.c;
+    const first = (n * g.oh + r0) * g.ow + c0;
+    engine.depthwise3x3(at, v.out + first * g.c, count, c1 - c0, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, v.weights, v.weights + 9 * g.c, v.lo, v.hi);
+  };
+  // Whether the edge frames of a band fit the scratch beside each other (they do but on images a few pixels wide).
+  const edgesFit = cols.end > cols.start && edges.reduce((sum, edge) => sum + edgeWidth(edge), 0) <= width;
   return () => {
     let index = 0;
     for (let n = 0; n < g.n; n++) {
       for (let r0 = 0; r0 < g.oh; r0 += bandRows, index++) {
         if (!takesItem(index, part, parts)) continue;
-        const rows = Math.min(bandRows, g.oh - r0);
-        const frameRows = depthwiseFrame(g, rows).rows;
-        for (let fy = 0; fy < frameRows; fy++) {
-          const iy = r0 * g.sh - g.pt + fy;
-          const at = frameAt + fy * rowFloats;
-          if (iy < 0 || iy >= g.h) {
-            heap.fill(0, at, at + rowFloats);
-            continue;
+        const r1 = Math.min(r0 + bandRows, g.oh);
+        // Inside rows, where the band has any and the edges fit: the middle in place, the edges framed.
+        const i0 = edgesFit ? Math.min(Math.max(r0, rows.start), r1) : r1;
+        const i1 = edgesFit ? Math.max(Math.min(r1, rows.end), i0) : r1;
+        if (i0 > r0) framed(frameAt, n, r0, i0 - r0, 0, g.ow, width);
+        if (i1 > i0) {
+          const ix = cols.start * g.sw - g.pl;
+          const first = (n * g.oh + i0) * g.ow + cols.start;
+          const input = v.x + ((n * g.h + i0 * g.sh - g.pt) * g.w + ix) * g.c;
+          engine.depthwise3x3(
+            input,
+            v.out + first * g.c,
+            i1 - i0,
+            cols.end - cols.start,
+            g.sh * imageRow,
+            g.sw * g.c,
+            g.dh * imageRow,
+            g.dw * g.c,
+            g.ow * g.c,
+            g.c,
+            g.c,
+            v.weights,
+            v.weights + 9 * g.c,
+            v.lo,
+            v.hi,
+          );
+          let at = frameAt;
+          for (const edge of edges) {
+            framed(at, n, i0, i1 - i0, edge.from, edge.to, edgeWidth(edge));
+            at += depthwiseFrame(g, i1 - i0).rows * edgeWidth(edge) * g.c;
           }
-          heap.fill(0, at, at + g.pl * g.c);
-          heap.copyWithin(at + g.pl * g.c, v.x + (n * g.h + iy) * imageRow, v.x + (n * g.h + iy + 1) * imageRow);
-          heap.fill(0, at + g.pl * g.c + imageRow, at + rowFloats);
         }
+        if (r1 > i1) framed(frameAt, n, i1, r1 - i1, 0, g.ow, width);
         const first = (n * g.oh + r0) * g.ow;
-        engine.depthwise3x3(frameAt, v.out + first * g.c, rows, g.ow, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, v.weights, v.weights + 9 * g.c, v.lo, v.hi);
-        v.finish(first, first + rows * g.ow);
+        v.finish(first, first + (r1 - r0) * g.ow);
       }
     }
   };
+}
+
+/**
+ * The outputs [start, end) along one axis whose 3-tap windows (taps `dilation` apart, the
+ * first at o * stride - pad) lie inside an input of `size`; an empty range where none does.
+ */
+function insideRange(outputs: number, stride: number, pad: number, dilation: number, size: number): { start: number; end: number } {
+  const start = Math.min(outputs, Math.ceil(pad / stride));
+  const last = Math.floor((size - 1 - 2 * dilation + pad) / stride);
+  return { start, end: Math.max(start, Math.min(outputs, last + 1)) };
 }
 
 /**

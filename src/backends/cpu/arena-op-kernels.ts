@@ -3,21 +3,23 @@ import { padBefore } from '../../graph/window-geometry.ts';
 import type { ArenaContext } from './arena-context.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
 import { blockInner } from './kernels/binary.ts';
+import { scaleOf } from './kernels/resize.ts';
 import { IDLE, partRange, type Share, WHOLE } from './parts.ts';
 
 /**
  * Ops without weights that the SIMD engine runs where their tensors lie, in one call each
- * (kernels/wasm/pool.ts, elementwise.ts): max and average pools of NHWC networks, Add and
- * Mul of equal shapes or against a row repeated over the other operand (a per-channel
- * vector in NHWC), ReLU and ReLU6, concatenation along any axis and zero padding, each
- * then its fused activation. Undefined for any other node, or one whose operands these
- * kernels do not take (a constant operand, NCHW pools, other broadcasts): the CPU kernel
- * then runs on views, computing the same function (to float32 rounding: an average here
- * sums in float32).
+ * (kernels/wasm/pool.ts, elementwise.ts, resize.ts): max and average pools of NHWC
+ * networks, Add and Mul of equal shapes or against a row repeated over the other operand (a
+ * per-channel vector in NHWC), ReLU and ReLU6, concatenation along any axis and zero
+ * padding, each then its fused activation, and bilinear resizes of NHWC images. Undefined
+ * for any other node, or one whose operands these kernels do not take (a constant operand,
+ * NCHW pools, other broadcasts, a nearest resize): the CPU kernel then runs on views,
+ * computing the same function (to float32 rounding: an average or a resize here sums in
+ * float32).
  *
- * Split (parts.ts), the closure is one part's share: output rows of a pool, a run of
- * elements or of rows of the others (a concatenation's: of the indices before its axis); a
- * padding (a clearing, then copies) runs whole in part 0.
+ * Split (parts.ts), the closure is one part's share: output rows of a pool or a resize, a
+ * run of elements or of rows of the others (a concatenation's: of the indices before its
+ * axis); a padding (a clearing, then copies) runs whole in part 0.
  */
 export function arenaOpKernel(node: Node, context: ArenaContext, { part, parts }: Share = WHOLE): (() => void) | undefined {
   const { graph } = context;
@@ -40,6 +42,8 @@ export function arenaOpKernel(node: Node, context: ArenaContext, { part, parts }
       return concatKernel(node, context, part, parts);
     case 'Pad':
       return wholeInPartZero(padKernel(node, context), part);
+    case 'Resize':
+      return graph.layout === 'NHWC' && node.mode === 'bilinear' ? resizeKernel(node, context, part, parts) : undefined;
     default:
       return undefined;
   }
@@ -52,6 +56,15 @@ function wholeInPartZero(kernel: (() => void) | undefined, part: number): (() =>
 
 function shapeOf(context: ArenaContext, name: string): readonly number[] {
   return context.graph.tensors.get(name)?.shape ?? [];
+}
+
+/** The NHWC images a pool or a resize reads and writes: batch, input h x w x c, output oh x ow; undefined unless both are 4-D. */
+function imagesOf(context: ArenaContext, node: Node): { batch: number; h: number; w: number; c: number; oh: number; ow: number } | undefined {
+  const inShape = shapeOf(context, node.inputs[0]);
+  const outShape = shapeOf(context, node.outputs[0]);
+  if (inShape.length !== 4 || outShape.length !== 4) return undefined;
+  const [batch, h, w, c] = inShape;
+  return { batch, h, w, c, oh: outShape[1], ow: outShape[2] };
 }
 
 /** A fused activation after an op wrote `count` floats at `out`: the clamp by the engine, sigmoid and tanh on a view. */
@@ -68,11 +81,9 @@ function activationPass(context: ArenaContext, activation: Activation, out: numb
 type PoolNode = Extract<Node, { op: 'MaxPool' | 'AveragePool' }>;
 
 function poolKernel(node: PoolNode, context: ArenaContext, part: number, parts: number): (() => void) | undefined {
-  const inShape = shapeOf(context, node.inputs[0]);
-  const outShape = shapeOf(context, node.outputs[0]);
-  if (inShape.length !== 4 || outShape.length !== 4) return undefined;
-  const [batch, h, w, c] = inShape;
-  const [, oh, ow] = outShape;
+  const images = imagesOf(context, node);
+  if (images === undefined) return undefined;
+  const { batch, h, w, c, oh, ow } = images;
   const [kh, kw] = node.kernel;
   const [sh, sw] = node.strides;
   const [pt, pl] = padBefore(node.padding, h, w, kh, kw, sh, sw, 1, 1);
@@ -209,5 +220,24 @@ function padKernel(node: PadNode, context: ArenaContext): (() => void) | undefin
   return () => {
     heap.fill(0, out, out + total);
     for (const { src, dst } of starts) engine.copyRuns(src, len, dst, step, len, rows);
+  };
+}
+
+type ResizeNode = Extract<Node, { op: 'Resize' }>;
+
+/** A bilinear resize of NHWC images by the engine, a part's output rows of each. */
+function resizeKernel(node: ResizeNode, context: ArenaContext, part: number, parts: number): (() => void) | undefined {
+  const images = imagesOf(context, node);
+  if (images === undefined) return undefined;
+  const { batch, h, w, c, oh, ow } = images;
+  const { start: r0, end: r1 } = partRange(oh, part, parts);
+  if (r0 === r1) return IDLE;
+  const scaleY = scaleOf(h, oh, node.alignCorners);
+  const scaleX = scaleOf(w, ow, node.alignCorners);
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const { engine } = context;
+  return () => {
+    for (let n = 0; n < batch; n++) engine.resize(x + n * h * w * c, out + (n * oh + r0) * ow * c, h, w, c, ow, r0, r1, scaleY, scaleX, node.halfPixelCenters);
   };
 }

@@ -122,12 +122,35 @@ describe('the SIMD engine runs ops without weights where their tensors lie, as t
     );
   });
 
-  it('leaves to the view kernels what it does not take: a constant operand, an NCHW pool, an op it has no kernel for', () => {
+  it('bilinear Resize up and down, with and without aligned corners and half-pixel centres (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 }),
+        dim,
+        dim,
+        fc.integer({ min: 1, max: 11 }),
+        fc.integer({ min: 1, max: 17 }),
+        fc.integer({ min: 1, max: 17 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.nat(),
+        (n, h, w, c, oh, ow, alignCorners, halfPixelCenters, seed) => {
+          fc.pre(!(alignCorners && halfPixelCenters));
+          compare({ op: 'Resize', mode: 'bilinear', size: [oh, ow], alignCorners, halfPixelCenters }, [[n, h, w, c]], seed);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('leaves to the view kernels what it does not take: a constant operand, an NCHW pool, a nearest resize, an op it has no kernel for', () => {
     const constant = arenaOf({ op: 'Add', activation: 'none' }, [[1, 4, 4, 8], [8]], { constant: 1 });
     expect(arenaOpKernel(constant.node, constant.context)).toBeUndefined();
     const nchw = arenaOf({ op: 'MaxPool', kernel: [2, 2], strides: [2, 2], padding: { kind: 'valid' }, activation: 'none' }, [[1, 3, 4, 4]], { layout: 'NCHW' });
     expect(arenaOpKernel(nchw.node, nchw.context)).toBeUndefined();
     const softmax = arenaOf({ op: 'Softmax', axis: -1, beta: 1 }, [[2, 5]]);
     expect(arenaOpKernel(softmax.node, softmax.context)).toBeUndefined();
+    const nearest = arenaOf({ op: 'Resize', mode: 'nearest', size: [8, 8], alignCorners: false, halfPixelCenters: false }, [[1, 4, 4, 3]]);
+    expect(arenaOpKernel(nearest.node, nearest.context)).toBeUndefined();
   });
 });

@@ -97,7 +97,8 @@ const columnIndex = new ScratchI32();
 const columnUpper = new ScratchI32();
 const columnWeight = new ScratchF64();
 
-function scaleOf(input: number, output: number, alignCorners: boolean): number {
+/** TFLite's scale of one axis: input / output, or (input - 1) / (output - 1) with alignCorners, in float32. */
+export function scaleOf(input: number, output: number, alignCorners: boolean): number {
   return alignCorners && output > 1 ? f32(f32(input - 1) / f32(output - 1)) : f32(f32(input) / f32(output));
 }
 

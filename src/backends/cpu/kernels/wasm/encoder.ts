@@ -179,8 +179,21 @@ export class FunctionBuilder {
   f32Add(): this {
     return this.emit(0x92);
   }
+  f32Sub(): this {
+    return this.emit(0x93);
+  }
   f32Div(): this {
     return this.emit(0x95);
+  }
+  f32Floor(): this {
+    return this.emit(0x8e);
+  }
+  f32Ceil(): this {
+    return this.emit(0x8d);
+  }
+  /** i32.trunc_f32_s: towards zero (traps outside the i32 range; the callers' values are pixel positions). */
+  i32TruncF32S(): this {
+    return this.emit(0xa8);
   }
   f32ConvertI32S(): this {
     return this.emit(0xb2);

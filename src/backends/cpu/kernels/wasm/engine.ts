@@ -6,15 +6,17 @@ import { MAX_PAGES, encodeModule } from './encoder.ts';
 import { gemmFunction } from './gemm.ts';
 import { im2colFunction } from './im2col.ts';
 import { poolFunction } from './pool.ts';
+import { resizeFunction } from './resize.ts';
 import { relaxedSimd } from './relaxed-simd.ts';
 import { wasmApi, type WasmMemory } from './wasm-api.ts';
 
 /**
  * The SIMD engine: kernels written in WebAssembly (f32x4) by hand, the matrix product of
- * gemm.ts, the 3x3 depthwise convolution of depthwise.ts, and the pools, elementwise ops
- * and strided copies of pool.ts and elementwise.ts, on data staged into the engine's own
- * memory or on a memory the caller owns, with relaxed SIMD's fused multiply-add where the
- * runtime has it (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar
+ * gemm.ts, the 3x3 depthwise convolution of depthwise.ts, the pools, elementwise ops and
+ * strided copies of pool.ts and elementwise.ts, the im2col rows of im2col.ts and the
+ * bilinear resize of resize.ts, on data staged into the engine's own memory or on a
+ * memory the caller owns, with relaxed SIMD's fused multiply-add where the runtime has it
+ * (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar
  * float64 arithmetic, bounds checks); these run 5-10x faster. Where WebAssembly SIMD is
  * missing, or `setSimdEnabled(false)` says so, the kernels fall back to their plain
  * TypeScript loops, which compute the same function (to float32 rounding: these kernels
@@ -74,6 +76,13 @@ export interface SimdEngine {
    * NHWC input at x (its first pixel, the group's first channel) to col; offsets in floats.
    */
   im2col(x: number, g: ConvGeometry, p0: number, rows: number, col: number): void;
+  /**
+   * Output rows [r0, r1) of an NHWC bilinear resize of one image (wasm/resize.ts), h x w x c
+   * at x to rows of ow x c from out; `scaleY`, `scaleX` input / output in float32 as
+   * kernels/resize.ts `scaleOf` gives them, `halfPixel` TFLite's half-pixel centres; offsets
+   * in floats.
+   */
+  resize(x: number, out: number, h: number, w: number, c: number, ow: number, r0: number, r1: number, scaleY: number, scaleX: number, halfPixel: boolean): void;
   /** The memory as floats (a new view after the memory grows). */
   heap(): Float32Array;
   memoryBytes(): number;
@@ -177,6 +186,7 @@ function compileKernels(shared: boolean, relaxed: boolean): object | null {
       clampFunction(),
       copyRunsFunction(),
       im2colFunction(),
+      resizeFunction(),
     ];
     const bytes = encodeModule(functions, { sharedMemory: shared });
     return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
@@ -201,7 +211,7 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
     const gemm = instance.exports.gemm as GemmExport;
     const dw3x3 = instance.exports.dw3x3 as Export;
     const kernel = (name: string): Export => instance.exports[name] as Export;
-    const [maxpool, avgpool, clamp, copyRuns, im2col] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('im2col')];
+    const [maxpool, avgpool, clamp, copyRuns, im2col, resize] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('im2col'), kernel('resize')];
     const binary = { add: kernel('add'), mul: kernel('mul') };
     const rows = { add: kernel('add_rows'), mul: kernel('mul_rows') };
     let view = new Float32Array(memory.buffer as ArrayBuffer);
@@ -251,6 +261,9 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
       },
       im2col(x, g, p0, count, col) {
         im2col(x * 4, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.cg, p0, count, col * 4);
+      },
+      resize(x, out, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel) {
+        resize(x * 4, out * 4, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel ? 1 : 0);
       },
       heap,
       memoryBytes: () => memory.buffer.byteLength,
