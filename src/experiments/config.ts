@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, posix, resolve } from 'node:path';
 import type { Approach } from '../core/plans.ts';
 import { servedKinds, unservedBackend, type BackendKind } from '../backends/registry.ts';
 import type { RecordOptions } from '../graph/lifetimes.ts';
@@ -20,6 +20,12 @@ import { isPlannerModule, type PlannerEntry } from './planner-entry.ts';
 export interface ModelEntry {
   /** `zoo:...`, `synthetic:...`, or a path (relative to the experiment file). */
   readonly source: string;
+  /**
+   * The source as the experiment file names it (a relative path not resolved, only
+   * normalized), the same on every machine: shards of a sweep key their cells by it, so
+   * that checkouts at different paths agree (shards.ts).
+   */
+  readonly named: string;
   /** Column heading in tables. */
   readonly label: string;
   /** A file that may be absent (e.g. ../shared traces): its cells are skipped with a note. */
@@ -127,12 +133,17 @@ export function parseExperiment(text: string, file: string): Experiment {
   const models = root.models.map((entry): ModelEntry => {
     const spec = typeof entry === 'string' ? { source: entry } : entry;
     const isPath = !/^(zoo|synthetic):/.test(spec.source);
-    return { source: isPath ? relative(spec.source) : spec.source, label: spec.label ?? defaultLabel(spec.source), optional: spec.optional === true };
+    return {
+      source: isPath ? relative(spec.source) : spec.source,
+      named: isPath ? posix.normalize(spec.source) : spec.source,
+      label: spec.label ?? defaultLabel(spec.source),
+      optional: spec.optional === true,
+    };
   });
 
   // What the schema cannot decide: each id must name a registered planner.
   const planners = root.planners.map((ref, k): PlannerEntry => {
-    if (isPlannerModule(ref)) return { ref: relative(ref), module: true };
+    if (isPlannerModule(ref)) return { ref: relative(ref), module: true, named: posix.normalize(ref) };
     try {
       findPlanner(ref);
     } catch (error) {

@@ -22,6 +22,12 @@ export interface ShardInfo {
   readonly absentSources?: readonly string[];
   /** This shard's cells that have no result, and why; written when the shard's run ends. */
   readonly skipped?: readonly SkippedCell[];
+  /**
+   * The file sources as this shard's results name them (resolved on its machine), each to
+   * the name its experiment file gives it, which the keys above use. Runs from before it
+   * (no map) keyed cells by the resolved paths: those merge only with shards run at the same path.
+   */
+  readonly sources?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -38,7 +44,8 @@ interface ShardRun {
   readonly results: readonly CellResult[];
 }
 
-const keyOf = (r: CellResult): string => cellKey(r.model, r.planner, r.backend);
+/** A result's cell as its shard keys it: the source as the experiment file names it. */
+const keyOf = (r: CellResult, shard: ShardInfo): string => cellKey(shard.sources?.[r.model] ?? r.model, r.planner, r.backend);
 /** At most a few items in a sentence; the rest as a count. */
 const listed = (items: readonly string[], at = 5): string => `${items.slice(0, at).join('; ')}${items.length > at ? ` and ${items.length - at} more` : ''}`;
 const some = (keys: readonly string[], at = 5): string => listed(keys.map(printableKey), at);
@@ -95,12 +102,19 @@ export async function mergeShards(dirs: readonly string[], to?: string): Promise
 
   const byKey = new Map<string, CellResult>();
   const foreign: string[] = [];
+  // The merged run names file sources as the first shard's machine did, as if it had run them all.
+  const firstPath = new Map(Object.entries(first.shard.sources ?? {}).map(([path, named]) => [named, path]));
   for (const run of runs) {
     const own = new Set(run.shard.assigned);
     for (const result of run.results) {
+      const key = keyOf(result, run.shard);
       // Each shard's cells are distinct (readEachOnce) and the shares disjoint (proveCover): only a cell outside its shard's share is left to catch.
-      if (own.has(keyOf(result))) byKey.set(keyOf(result), result);
-      else foreign.push(`${printableKey(keyOf(result))} (in ${run.dir}, not shard ${run.shard.index}'s)`);
+      if (!own.has(key)) foreign.push(`${printableKey(key)} (in ${run.dir}, not shard ${run.shard.index}'s)`);
+      else {
+        const named = run.shard.sources?.[result.model];
+        const path = named === undefined ? undefined : firstPath.get(named);
+        byKey.set(key, path === undefined || path === result.model ? result : { ...result, model: path });
+      }
     }
   }
   if (foreign.length > 0) throw new ExperimentError(`cells in a shard that does not own them: ${listed(foreign)}.`);

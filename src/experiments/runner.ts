@@ -141,10 +141,10 @@ async function runCells(
       progress.note(`skipping ${model.label}: ${model.source} is absent.`);
       for (const planner of planners) {
         for (const backend of experiment.backends) {
-          const key = cellKey(model.source, planner.id, backendLabel(backend));
-          if (mine && !mine.has(key)) continue;
+          const shardKey = cellKey(model.named, planner.id, backendLabel(backend));
+          if (mine && !mine.has(shardKey)) continue;
           progress.pass(`${model.label} (absent)`);
-          if (!done.has(key)) skippedCells.push({ cell: key, because: 'source-absent', source: model.source });
+          if (!done.has(cellKey(model.source, planner.id, backendLabel(backend)))) skippedCells.push({ cell: shardKey, because: 'source-absent', source: model.named });
         }
       }
       continue;
@@ -155,9 +155,11 @@ async function runCells(
       for (const backend of experiment.backends) {
         const label = backendLabel(backend);
         const key = cellKey(model.source, planner.id, label);
+        // A shard's cells are keyed as the file names the source (the same on every machine).
+        const shardKey = cellKey(model.named, planner.id, label);
         // Which backend, where an experiment runs networks (the same cell on two backends reads as one twice otherwise).
         const on = backend.kind === 'plan-only' ? '' : ` on ${label}`;
-        if (mine && !mine.has(key)) continue;
+        if (mine && !mine.has(shardKey)) continue;
         if (done.has(key)) {
           progress.carry();
           continue;
@@ -167,7 +169,7 @@ async function runCells(
         if (limit !== undefined || (backend.kind !== 'plan-only' && loaded.graph === undefined)) {
           const why = limit ?? `${label} runs networks; ${model.source} holds records only`;
           skipped.push(`${model.label}: ${why}`);
-          skippedCells.push({ cell: key, because: 'not-applicable', note: why });
+          skippedCells.push({ cell: shardKey, because: 'not-applicable', note: why });
           progress.pass(`${model.label} ${planner.id}${on} (skipped)`);
           continue;
         }
@@ -282,10 +284,12 @@ async function shareOf(experiment: Experiment, planners: readonly Planner[], sha
   return {
     index: shard.index,
     count: shard.count,
-    configHash: configHash({ ...experiment, file: undefined }),
+    configHash: configHash(experiment),
     order: cells.map((c) => c.key),
     assigned: cells.filter((_, k) => owner[k] === shard.index).map((c) => c.key),
-    absentSources: experiment.models.filter((m) => absent.has(m.source)).map((m) => m.source),
+    absentSources: experiment.models.filter((m) => absent.has(m.source)).map((m) => m.named),
+    // How this machine's results name the file sources: merge keys them as the file does.
+    sources: Object.fromEntries(experiment.models.filter((m) => m.named !== m.source).map((m) => [m.source, m.named])),
   };
 }
 
@@ -297,7 +301,7 @@ export async function shareableCells(experiment: Experiment, planners: readonly 
     for (const planner of planners) {
       for (const backend of experiment.backends) {
         const cost = expectedCost(records, planner.complexity, experiment.repetitions, experiment.timeLimitSeconds * 1000, backend.kind !== 'plan-only');
-        cells.push({ key: cellKey(model.source, planner.id, backendLabel(backend)), cost });
+        cells.push({ key: cellKey(model.named, planner.id, backendLabel(backend)), cost });
       }
     }
   }

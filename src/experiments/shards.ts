@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Complexity } from '../planners/planner.ts';
+import type { Experiment } from './config.ts';
 import { ExperimentError } from './experiment-error.ts';
 
 /**
@@ -150,7 +151,18 @@ export function expectedCost(records: number, complexity: Complexity, repetition
   return ms + (executes ? 1000 : 0);
 }
 
-/** A fingerprint of an experiment's configuration: shards of one sweep must share it. */
-export function configHash(config: unknown): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+/**
+ * A fingerprint of an experiment's configuration: shards of one sweep must share it. Taken
+ * over the experiment as its file names things (file sources and planner modules not
+ * resolved against the file's folder, the file's own path left out), so that shards run
+ * from checkouts at different paths share it.
+ */
+export function configHash(experiment: Experiment): string {
+  const named = {
+    ...experiment,
+    file: undefined,
+    models: experiment.models.map((model) => ({ ...model, source: model.named })),
+    planners: experiment.planners.map((planner) => ({ ...planner, ref: planner.named ?? planner.ref })),
+  };
+  return createHash('sha256').update(JSON.stringify(named)).digest('hex').slice(0, 16);
 }

@@ -264,11 +264,12 @@ describe('memplan merge with an optional source absent on some machines', () => 
     expect(having.order).toHaveLength(9);
     // The case this sweep tests: each shard owns some of the trace's cells.
     const [zero, one] = await Promise.all([shardInfo(runs['half 0/2']), shardInfo(runs['half 1/2'])]);
-    expect(zero.assigned.filter((k) => k.startsWith(trace)).length).toBeGreaterThan(0);
-    expect(one.assigned.filter((k) => k.startsWith(trace)).length).toBeGreaterThan(0);
+    // Cells and sources as the experiment file names them (the same wherever a machine keeps the file).
+    expect(zero.assigned.filter((k) => k.startsWith('traces/t.csv\u0000')).length).toBeGreaterThan(0);
+    expect(one.assigned.filter((k) => k.startsWith('traces/t.csv\u0000')).length).toBeGreaterThan(0);
     // The shard that lacked it says so, and which of its cells it skipped for it.
-    expect(one.absentSources).toEqual([trace]);
-    expect(one.skipped.map((s) => s.cell).sort()).toEqual(one.assigned.filter((k) => k.startsWith(trace)).sort());
+    expect(one.absentSources).toEqual(['traces/t.csv']);
+    expect(one.skipped.map((s) => s.cell).sort()).toEqual(one.assigned.filter((k) => k.startsWith('traces/t.csv\u0000')).sort());
     expect(one.skipped.every((s) => s.because === 'source-absent')).toBe(true);
     expect(zero.absentSources).toEqual([]);
     expect(zero.skipped).toEqual([]);
@@ -279,7 +280,7 @@ describe('memplan merge with an optional source absent on some machines', () => 
     const line = userErrorLine(await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to));
     const lacking = (await shardInfo(runs['half 1/2'])).skipped.map((s) => s.cell.split('\u0000').join(' / '));
     expect(line).toBe(
-      `memplan: ${trace} was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`,
+      `memplan: traces/t.csv was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`,
     );
     expect(existsSync(to)).toBe(false);
   });
@@ -308,8 +309,30 @@ describe('memplan merge with an optional source absent on some machines', () => 
     expect(merged.stderr).toBe('memplan: merged 2 shards, 6 cells; 3 skipped on every machine (why: the skipped list in its run.json)\n');
     expect((await cells(to)).map((c) => c.model).includes(trace)).toBe(false);
     const info = JSON.parse(await readFile(join(to, 'run.json'), 'utf8'));
-    expect(info.skipped).toEqual(optional.planners.map((planner) => ({ model: trace, planner, backend: 'plan-only', why: `${trace} is absent on every shard's machine` })));
+    expect(info.skipped).toEqual(optional.planners.map((planner) => ({ model: 'traces/t.csv', planner, backend: 'plan-only', why: "traces/t.csv is absent on every shard's machine" })));
     const report = await memplan('report', to);
     expect(report.status, report.stderr).toBe(0);
+  }, 60_000);
+
+  it('merges shards run from checkouts at different paths, naming the trace as the first shard did', async () => {
+    const checkouts = [join(base, 'alice', 'memplan'), join(base, 'cluster', 'job-17', 'memplan')];
+    for (const dir of checkouts) {
+      await mkdir(join(dir, 'traces'), { recursive: true });
+      await writeFile(join(dir, 'traces', 't.csv'), traceText);
+      await writeFile(join(dir, 'optional.json'), JSON.stringify(optional));
+    }
+    const shards = await Promise.all(
+      checkouts.map(async (dir, k) => {
+        const done = await memplan('run', join(dir, 'optional.json'), '--out', join(base, 'paths'), '--shard', `${k}/2`);
+        expect(done.status, done.stderr).toBe(0);
+        return lastLine(done.stdout);
+      }),
+    );
+    const to = join(base, 'paths-merged');
+    const merged = await memplan('merge', ...shards, '--to', to);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stderr).toBe('memplan: merged 2 shards, 9 cells\n');
+    const traced = (await cells(to)).map((c) => String(c.model)).filter((model) => model.endsWith('t.csv'));
+    expect(traced).toEqual(optional.planners.map(() => join(checkouts[0], 'traces', 't.csv')));
   }, 60_000);
 });

@@ -31,7 +31,7 @@ describe('experiment files', () => {
     const experiment = parse(base);
     expect(experiment).toMatchObject({ title: 'x', repetitions: 5, seed: 1, alignment: 1, backends: [{ kind: 'plan-only' }] });
     expect(experiment.report).toMatchObject({ unit: 'MiB', charts: ['footprint'] });
-    expect(experiment.models[0]).toEqual({ source: 'zoo:blazeface', label: 'blazeface', optional: false });
+    expect(experiment.models[0]).toEqual({ source: 'zoo:blazeface', named: 'zoo:blazeface', label: 'blazeface', optional: false });
   });
 
   it('name the closest ids for an unknown planner, with its JSON path', () => {
@@ -93,5 +93,8 @@ describe('experiment files', () => {
     expect(experiment.models[0].source).not.toContain('experiments');
     expect(experiment.planners[0]).toMatchObject({ module: true });
     expect(experiment.planners[0].ref).toMatch(/\/experiments\/mine\.ts$/);
+    // What every machine agrees on, wherever the checkout lies: the paths as the file names them.
+    expect(experiment.models[0].named).toBe('../traces/a.csv');
+    expect(experiment.planners[0].named).toBe('mine.ts');
   });
 });

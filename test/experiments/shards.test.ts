@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseExperiment } from '../../src/experiments/config.ts';
 import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import { assignShards, checkShardCount, chooseShard, configHash, expectedCost, parseShard, stableHash, type ShareableCell } from '../../src/experiments/shards.ts';
 
@@ -139,10 +140,15 @@ describe('stable fingerprints', () => {
     expect(stableHash('memplan')).toBe(0x75def49f);
   });
 
-  it('tells configurations apart and keeps one the same', () => {
-    expect(configHash({ a: 1, b: [2] })).toBe(configHash({ a: 1, b: [2] }));
-    expect(configHash({ a: 1 })).not.toBe(configHash({ a: 2 }));
-    expect(configHash({ a: 1 })).toMatch(/^[0-9a-f]{16}$/);
+  it('tells configurations apart, and keeps one the same wherever its file lies', () => {
+    const text = (repetitions: number) =>
+      JSON.stringify({ name: 'x', approach: 'offsets', models: ['zoo:blazeface', 'traces/t.csv'], planners: ['offsets/greedy-by-size', 'mine/first-fit.ts'], repetitions });
+    const here = parseExperiment(text(3), '/home/a/checkout/experiments/x.json');
+    const there = parseExperiment(text(3), '/scratch/job-17/memplan/experiments/x.json');
+    expect(here.models[1].source).not.toBe(there.models[1].source);
+    expect(configHash(here)).toBe(configHash(there));
+    expect(configHash(here)).toMatch(/^[0-9a-f]{16}$/);
+    expect(configHash(parseExperiment(text(5), '/home/a/checkout/experiments/x.json'))).not.toBe(configHash(here));
   });
 
   it('costs searches by their time limit and the rest by their growth', () => {

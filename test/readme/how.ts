@@ -13,8 +13,7 @@ import { type How, type Ran, SHARED, THIS_BROWSER } from './commands.ts';
 
 /**
  * The shard of one cell that holds the cell `wanted` picks, as "I/N": the runner's own split
- * over the experiment as the command in the scratch clone reads it (file sources resolve to
- * the clone's paths, which the split's tie-breaking hashes).
+ * over the experiment as the command in the scratch clone reads it.
  */
 async function shardHolding(file: string, wanted: (key: string) => boolean): Promise<string> {
   const experiment = await loadExperiment(file);
