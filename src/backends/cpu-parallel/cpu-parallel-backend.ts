@@ -1,6 +1,6 @@
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { executionOrder } from '../../graph/execution-order.ts';
-import type { Backend, DeviceInfo, PreparedNetwork, PrepareRequest } from '../backend.ts';
+import type { Backend, DeviceInfo, OperatorSpan, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import { executionMemory } from '../cpu/execution-memory.ts';
 import { GraphIo } from '../cpu/graph-io.ts';
@@ -10,6 +10,9 @@ import { writeWeights } from '../cpu/write-weights.ts';
 import { stepIndices } from './parallel-steps.ts';
 import { makeSpans } from './step-control.ts';
 import { StepPool, type PoolRun } from './worker-pool.ts';
+import type { Node } from '../../graph/ir.ts';
+
+type PoolSpan = NonNullable<PoolRun['spans']>[number];
 
 /**
  * The parallel CPU backend: the CPU executor's memory and kernels (cpu/execution-memory.ts,
@@ -100,18 +103,7 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
         await load();
         io.load(inputs);
         const run = await pool.run(true);
-        const spans = run.spans ?? [];
-        return spans.map((span) => {
-          const node = order[Math.floor(span.call / parts)];
-          return {
-            node: parts === 1 ? node.name : `${node.name} (part ${(span.call % parts) + 1} of ${parts})`,
-            op: node.op,
-            step: span.step,
-            thread: `worker ${span.worker + 1}`,
-            start: span.start,
-            end: span.end,
-          };
-        });
+        return threadSpans(run.spans ?? [], order, parts);
       },
       dispose() {
         if (disposed) return;
@@ -121,6 +113,37 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
     };
   },
 };
+
+/**
+ * The trace's slices: what each worker ran of each operator, one slice per run of parts of
+ * one operator that a worker took one after the other (named by the parts it ran), rather
+ * than one per part, PARTS_PER_THREAD times as many.
+ */
+function threadSpans(spans: readonly PoolSpan[], order: readonly Node[], parts: number): OperatorSpan[] {
+  const byWorker = new Map<number, PoolSpan[]>();
+  for (const span of spans) byWorker.set(span.worker, [...(byWorker.get(span.worker) ?? []), span]);
+  const slices: OperatorSpan[] = [];
+  for (const [worker, taken] of byWorker) {
+    const own = [...taken].sort((a, b) => a.start - b.start);
+    for (let k = 0; k < own.length; ) {
+      const index = Math.floor(own[k].call / parts);
+      let end = k + 1;
+      while (end < own.length && Math.floor(own[end].call / parts) === index) end++;
+      const node = order[index];
+      const numbers = own.slice(k, end).map((span) => (span.call % parts) + 1);
+      slices.push({
+        node: parts === 1 ? node.name : `${node.name} (part${numbers.length > 1 ? 's' : ''} ${numbers.join(', ')} of ${parts})`,
+        op: node.op,
+        step: own[k].step,
+        thread: `worker ${worker + 1}`,
+        start: own[k].start,
+        end: own[end - 1].end,
+      });
+      k = end;
+    }
+  }
+  return slices.sort((a, b) => a.start - b.start);
+}
 
 /**
  * Parts per thread of a split operator: more parts than threads, so that a thread slowed by

@@ -112,6 +112,27 @@ describe('operators split over threads', () => {
     expect(shares.get('pad')).toEqual([1, 0]);
   });
 
+  it('trace as one slice what a worker ran of an operator, its parts named, every part once', async () => {
+    const { graph, problem } = plannedProblem(weightedGraph(everyKind(), 'seeded', 3), { elementSize: 4, scratch: true, threads: 2 });
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 });
+    const prepared = await cpuParallelBackend.prepare({ graph, problem, plan, threads: 2, workers: 2 });
+    try {
+      const spans = (await prepared.trace?.(seededInputs(graph, 1))) ?? [];
+      const order = executionOrder(graph);
+      for (const node of order) {
+        const own = spans.filter((span) => span.node.startsWith(`${node.name} (part`));
+        // One slice per worker at most: a worker runs an operator's parts one after the other.
+        expect(new Set(own.map((span) => span.thread)).size, node.name).toBe(own.length);
+        const numbers = own.flatMap((span) => /\(parts? ([\d, ]+) of (\d+)\)$/.exec(span.node)?.[1].split(', ').map(Number) ?? []);
+        const of = Number(/ of (\d+)\)$/.exec(own[0]?.node ?? '')?.[1]);
+        expect(numbers.sort((a, b) => a - b), node.name).toEqual(Array.from({ length: of }, (_, k) => k + 1));
+        for (const span of own) expect(span.end, node.name).toBeGreaterThanOrEqual(span.start);
+      }
+    } finally {
+      prepared.dispose();
+    }
+  });
+
   it('refuse a plan made for another number of threads: its scratch holds a band per thread', async () => {
     const { graph, problem } = plannedProblem(weightedGraph(everyKind(), 'seeded', 3), { elementSize: 4, scratch: true, threads: 2 });
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 });
