@@ -17,7 +17,6 @@ import { relaxedSimd, setRelaxedSimdEnabled } from '../src/backends/cpu/kernels/
 import { simdEngine } from '../src/backends/cpu/kernels/wasm/engine.ts';
 import { pageAlignedMemory, tileGemmOn } from '../src/backends/cpu/kernels/wasm/tile-gemm.ts';
 import { element } from '../src/backends/gemm/matrix-files.ts';
-import { peerMatMul } from '../src/measuring/gemm/peer-matmul.ts';
 import { simdPeakGflops } from './simd-peak.ts';
 
 setFlagsFromString('--no-liftoff');
@@ -96,6 +95,8 @@ const measured = modes.map((relaxed) => {
 });
 setRelaxedSimdEnabled(true);
 process.stderr.write('bench:gemm: onnxruntime\n');
+// Loaded once the arguments are good: a refusal answers without loading onnxruntime.
+const { peerMatMul } = await import('../src/measuring/gemm/peer-matmul.ts');
 const peer = await peerMatMul(n, 1);
 
 const tiles = [...measured[0].tiles.keys()];
