@@ -14,6 +14,19 @@ function firstUseOrder(records: readonly TensorUsageRecord[]): number[] {
 }
 
 /**
+ * The records as a planner that `ordersByFirstUse` sees them: stably sorted by first use,
+ * each its first use, last use and size, as one string (equal strings, equal plans).
+ */
+export function firstUseSequence(problem: Problem): string {
+  return firstUseOrder(problem.records)
+    .map((i) => {
+      const { first, last, size } = problem.records[i];
+      return `${first},${last},${size}`;
+    })
+    .join(';');
+}
+
+/**
  * TFLite's in-order strategies (equality, greedy in order, min-cost flow) walk the
  * records in order of first use and silently build conflicting objects when handed
  * any other order. This runs such a strategy on the records sorted by first use

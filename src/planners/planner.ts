@@ -61,6 +61,13 @@ interface PlannerInfo {
    * procedure; exact planners also claim optimality (OptimalityClaim).
    */
   readonly searches?: boolean;
+  /**
+   * Plans the records stably sorted by first use and reads nothing of them but first, last
+   * and size, whatever the options' tieSeed (TFLite's in-order strategies, through
+   * `inFirstUseOrder` in first-use-order.ts): its footprint is a function of that sorted
+   * sequence (`firstUseSequence`), so the tie-order study plans each such sequence once.
+   */
+  readonly ordersByFirstUse?: true;
 }
 
 /** Why a planner will not take this problem, or undefined when it will. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
 import type { Problem } from '../../src/core/problem.ts';
+import { firstUseSequence } from '../../src/planners/first-use-order.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { findPlanner, PLANNERS } from '../../src/planners/registry.ts';
 import { UnknownPlannerError } from '../../src/planners/unknown-planner-error.ts';
@@ -47,6 +48,31 @@ describe('every planner', () => {
       );
     });
   });
+});
+
+describe('the planners that order records by first use (ordersByFirstUse)', () => {
+  it("are TFLite's in-order three", () => {
+    expect(
+      PLANNERS.filter((p) => p.ordersByFirstUse)
+        .map((p) => p.id)
+        .sort(),
+    ).toEqual(['shared-objects/equality', 'shared-objects/greedy-in-order', 'shared-objects/min-cost-flow']);
+  });
+
+  it.each(PLANNERS.filter((p) => p.ordersByFirstUse).map((p) => [p.id, p] as const))(
+    '%s gives one footprint to every order of the records with one first-use sequence, whatever the tie seed (fast-check)',
+    (_, planner) => {
+      fc.assert(
+        fc.property(problems({ maxRecords: 25 }), fc.integer(), fc.nat(), fc.constantFrom(1, 8), (problem, seed, tieSeed, alignment) => {
+          const shuffled: Problem = { ...problem, records: fc.sample(fc.shuffledSubarray([...problem.records], { minLength: problem.records.length }), { seed, numRuns: 1 })[0] };
+          fc.pre(firstUseSequence(shuffled) === firstUseSequence(problem));
+          const footprint = planAndVerify(planner, problem, { alignment }).footprint;
+          expect(planAndVerify(planner, shuffled, { alignment, tieSeed }).footprint).toBe(footprint);
+        }),
+        { numRuns: 100 },
+      );
+    },
+  );
 });
 
 describe('finding planners', () => {

@@ -13,6 +13,7 @@ export const equality: SharedObjectsPlanner = {
   title: 'Equality',
   citation: 'Lee et al. 2019, TFLite GPU delegate (EqualityAssignment)',
   complexity: 'n log n',
+  ordersByFirstUse: true,
   plan(problem, options) {
     const { objectIds, objectSizes } = inFirstUseOrder(withAlignedSizes(problem, options), (records) => {
       const ids: number[] = [];

@@ -16,6 +16,7 @@ export const greedyInOrder: SharedObjectsPlanner = {
   title: 'Greedy (in order)',
   citation: 'Lee et al. 2019, "On-Device Neural Net Inference with Mobile GPUs"',
   complexity: 'n log n',
+  ordersByFirstUse: true,
   plan(problem, options) {
     const { objectIds, objectSizes } = inFirstUseOrder(withAlignedSizes(problem, options), (records) => {
       const ids: number[] = [];

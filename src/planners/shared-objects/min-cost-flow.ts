@@ -24,6 +24,7 @@ export const minCostFlow: SharedObjectsPlanner = {
   title: 'Min-cost Flow',
   citation: 'Lee et al. 2019, "On-Device Neural Net Inference with Mobile GPUs"',
   complexity: 'n^3',
+  ordersByFirstUse: true,
   // n^2 edges, n shortest-path rounds: about 4 s at 800 records here (a random DAG).
   maxRecords: 1_000,
   plan(problem, options) {

@@ -125,7 +125,10 @@ describe('operators split over threads', () => {
         expect(new Set(own.map((span) => span.thread)).size, node.name).toBe(own.length);
         const numbers = own.flatMap((span) => /\(parts? ([\d, ]+) of (\d+)\)$/.exec(span.node)?.[1].split(', ').map(Number) ?? []);
         const of = Number(/ of (\d+)\)$/.exec(own[0]?.node ?? '')?.[1]);
-        expect(numbers.sort((a, b) => a - b), node.name).toEqual(Array.from({ length: of }, (_, k) => k + 1));
+        expect(
+          numbers.sort((a, b) => a - b),
+          node.name,
+        ).toEqual(Array.from({ length: of }, (_, k) => k + 1));
         for (const span of own) expect(span.end, node.name).toBeGreaterThanOrEqual(span.start);
       }
     } finally {
