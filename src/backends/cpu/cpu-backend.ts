@@ -72,7 +72,8 @@ export const cpuBackend: Backend<'cpu'> = {
     const scratchBefore = kernelScratchBytes();
     const memory = executionMemory(graph, order, problem, plan);
     writeWeights(request, memory);
-    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order, parts);
+    // Activations fused only under a plan of one node a step (node-kernels.ts).
+    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order, parts, 0, problem.operatorCount === order.length);
     const io = new GraphIo(graph, memory.view);
     const { bytes } = memory;
     return {

@@ -1,5 +1,10 @@
-import { elementCount, type Node } from '../../graph/ir.ts';
-import type { MemoryView } from './node-kernels.ts';
+import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
+
+/** Where the graph's tensors lie (node-kernels.ts' MemoryView has it): float offsets, -1 where absent. */
+interface Placement {
+  readonly graph: Graph;
+  at(id: string): number;
+}
 
 type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
 
@@ -13,7 +18,7 @@ type BinaryNode = Extract<Node, { op: 'Add' | 'Mul' }>;
  * is written there); anything else runs as the graph says. For node k of `order`, the op
  * that stands for it and the next node, or undefined.
  */
-export function fusedWithNext(view: MemoryView, order: readonly Node[], k: number, readers: ReadonlyMap<string, number>): BinaryNode | undefined {
+export function fusedWithNext(view: Placement, order: readonly Node[], k: number, readers: ReadonlyMap<string, number>): BinaryNode | undefined {
   const [node, next] = [order[k], order[k + 1]];
   if (next === undefined || (node.op !== 'Add' && node.op !== 'Mul') || node.activation !== 'none') return undefined;
   if (next.op !== 'Relu' && next.op !== 'Relu6') return undefined;

@@ -21,13 +21,15 @@ export interface MemoryView {
  * Each node's kernel as a closure over the memory, in `order`: where there is an engine, in
  * place (arena-kernels.ts `layerKernel`) where the executor runs the node so (inPlaceLayer),
  * or the engine's op kernel where it has one (arena-op-kernels.ts), an Add or Mul with the
- * ReLU after it as one (fused-activations.ts); else its kernel on views. Split (parts.ts): `parts` closures per node, node k's part p at k * parts + p (a
+ * ReLU after it as one (fused-activations.ts) where `fuse` says every node is a step of its
+ * own (with several a step, bytes the plan lets the ReLU's output take may still be read by
+ * another node of the step); else its kernel on views. Split (parts.ts): `parts` closures per node, node k's part p at k * parts + p (a
  * kernel on views runs whole in part 0), working in band `slot` of each node's scratch (the
  * band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
  * form of its own (outside the memory). The main thread and every worker thread build their
  * own.
  */
-export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0): { kernels: (() => void)[]; derived: number } {
+export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0, fuse = false): { kernels: (() => void)[]; derived: number } {
   let derived = 0;
   const { engine } = view;
   const viewed = (node: Node): (() => void) => {
@@ -48,7 +50,7 @@ export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1,
   const kernels: (() => void)[] = [];
   for (let k = 0; k < order.length; k++) {
     // An Add or Mul and the ReLU after it as one op (fused-activations.ts); the ReLU's parts then idle.
-    const fused = engine === undefined ? undefined : fusedWithNext(view, order, k, readers);
+    const fused = engine === undefined || !fuse ? undefined : fusedWithNext(view, order, k, readers);
     const both = engine === undefined || fused === undefined ? undefined : Array.from({ length: parts }, (_, part) => arenaOpKernel(fused, { ...view, engine }, { part, parts, slot }));
     if (both?.every((kernel) => kernel !== undefined)) {
       kernels.push(...both, ...Array.from({ length: parts }, () => IDLE));

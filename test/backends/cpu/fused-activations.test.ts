@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fusedWithNext, readerCounts } from '../../../src/backends/cpu/fused-activations.ts';
-import type { MemoryView } from '../../../src/backends/cpu/node-kernels.ts';
+import { type MemoryView, nodeKernels } from '../../../src/backends/cpu/node-kernels.ts';
+import { IDLE } from '../../../src/backends/cpu/parts.ts';
+import { sharedMemory, simdEngineOn } from '../../../src/backends/cpu/kernels/wasm/engine.ts';
 import type { Graph, Node, Tensor } from '../../../src/graph/ir.ts';
 
 const tensor = (name: string, shape: readonly number[]): Tensor => ({ name, shape, dtype: 'float32', constant: false });
@@ -42,5 +44,14 @@ describe('an Add and the ReLU after it, as one op', () => {
     // The last node, and a node that is no Add or Mul.
     const { view, order } = graphWith(apart);
     expect(fusedWithNext(view, order, 1, readerCounts(order))).toBeUndefined();
+  });
+
+  it('are fused by the node kernels only where every node is a step of its own (the ReLU then idles)', () => {
+    const engine = simdEngineOn(sharedMemory(1)!);
+    const { view, order } = graphWith(apart);
+    const withEngine = { ...view, engine, heap: engine!.heap() };
+    expect(nodeKernels(withEngine, order, 1, 0, true).kernels[1]).toBe(IDLE);
+    // Several nodes a step: another node of the Add's step may read bytes the ReLU's output takes.
+    expect(nodeKernels(withEngine, order, 1, 0, false).kernels[1]).not.toBe(IDLE);
   });
 });
