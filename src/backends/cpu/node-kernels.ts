@@ -23,9 +23,9 @@ export interface MemoryView {
  * or the engine's op kernel where it has one (arena-op-kernels.ts), an Add or Mul with the
  * ReLU after it as one (fused-activations.ts) where `fuse` says every node is a step of its
  * own (with several a step, bytes the plan lets the ReLU's output take may still be read by
- * another node of the step); else its kernel on views. Split (parts.ts): `parts` closures per node, node k's part p at k * parts + p (a
- * kernel on views runs whole in part 0), working in band `slot` of each node's scratch (the
- * band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
+ * another node of the step); else its kernel on views. Split (parts.ts): `parts` closures
+ * per node, node k's part p at k * parts + p (a kernel on views runs whole in part 0),
+ * working in band `slot` of each node's scratch (the band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
  * form of its own (outside the memory). The main thread and every worker thread build their
  * own.
  */
