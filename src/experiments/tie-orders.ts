@@ -97,9 +97,10 @@ export async function runTieOrderStudy(experiment: Experiment, options: TieOrder
     const planned = planners.map(() => new Map<string, number>());
     for (let d = 0; d < options.draws; d++) {
       const { records, tieSeed } = drawTieOrder(problem, experiment.seed, d);
+      let sequence: string | undefined;
       planners.forEach((planner, k) => {
         if (!planner.ordersByFirstUse) return byPlanner[k].push(plan(planner, records, tieSeed));
-        const sequence = firstUseSequence(records);
+        sequence ??= firstUseSequence(records);
         const footprint = planned[k].get(sequence) ?? plan(planner, records, tieSeed);
         planned[k].set(sequence, footprint);
         byPlanner[k].push(footprint);

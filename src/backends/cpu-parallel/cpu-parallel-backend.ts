@@ -121,10 +121,14 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
  */
 function threadSpans(spans: readonly PoolSpan[], order: readonly Node[], parts: number): OperatorSpan[] {
   const byWorker = new Map<number, PoolSpan[]>();
-  for (const span of spans) byWorker.set(span.worker, [...(byWorker.get(span.worker) ?? []), span]);
+  for (const span of spans) {
+    const own = byWorker.get(span.worker);
+    if (own === undefined) byWorker.set(span.worker, [span]);
+    else own.push(span);
+  }
   const slices: OperatorSpan[] = [];
-  for (const [worker, taken] of byWorker) {
-    const own = [...taken].sort((a, b) => a.start - b.start);
+  for (const [worker, own] of byWorker) {
+    own.sort((a, b) => a.start - b.start);
     for (let k = 0; k < own.length; ) {
       const index = Math.floor(own[k].call / parts);
       let end = k + 1;

@@ -16,8 +16,8 @@ import { wasmApi, type WasmMemory } from './wasm-api.ts';
  * strided copies of pool.ts and elementwise.ts, the im2col rows of im2col.ts and the
  * bilinear resize of resize.ts, on data staged into the engine's own memory or on a
  * memory the caller owns, with relaxed SIMD's fused multiply-add where the runtime has it
- * (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar
- * float64 arithmetic, bounds checks); these run 5-10x faster. Where WebAssembly SIMD is
+ * (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar float64 arithmetic,
+ * bounds checks); these run 5-10x faster. Where WebAssembly SIMD is
  * missing, or `setSimdEnabled(false)` says so, the kernels fall back to their plain
  * TypeScript loops, which compute the same function (to float32 rounding: these kernels
  * accumulate in float32, the loops in float64).
