@@ -13,9 +13,9 @@ import { convGeometry, type ConvGeometry } from './window-geometry.ts';
  *   convolutions the taps [kh*kw][channels] and the bias; for any other op its constants
  *   as raw float32 values, one after the other;
  * - intermediates: the im2col buffer of one band of output rows (input slicing, below)
- *   for convolutions that need one, or the zero-framed input band of a 3x3 depthwise
- *   convolution (what the SIMD kernel reads); 1x1 convolutions and the matrix products
- *   read their input where it lies and need none.
+ *   for convolutions that need one, or the zero-framed copies of the input a band of a 3x3
+ *   depthwise convolution reads at the image's edges (depthwiseLayout); 1x1 convolutions
+ *   and the matrix products read their input where it lies and need none.
  *
  * Input slicing (FlexNN, section 3.2): an im2col convolution computes its output in bands
  * of whole output rows, so that only one band of the flattened input exists at a time. A
@@ -72,6 +72,73 @@ export function depthwiseFrame(g: ConvGeometry, rows: number): { rows: number; w
   return { rows: (rows - 1) * g.sh + 2 * g.dh + 1, width: g.pl + g.w + right };
 }
 
+/** Output rows or columns [start, end). */
+export interface OutputRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Output columns [from, to) at an edge, framed `width` input columns wide (from input column from * sw - pl on). */
+export interface DepthwiseEdge {
+  readonly from: number;
+  readonly to: number;
+  readonly width: number;
+}
+
+/**
+ * How the executor's 3x3 depthwise kernel reads its input (cpu/arena-kernels.ts), a band of
+ * output rows at a time: the windows that lie inside the input (`rows` by `cols`) where the
+ * input lies; the columns at the left and right `edges` of those rows from copies framed in
+ * zeros, side by side in the layer's scratch; output rows whose windows reach above or below
+ * the input from a whole-width frame there. Where the edge frames would not fit a whole
+ * frame's width beside each other (images a few pixels wide) or no window lies inside,
+ * `inPlace` is false and every band is framed whole.
+ */
+export interface DepthwiseLayout {
+  readonly rows: OutputRange;
+  readonly cols: OutputRange;
+  readonly edges: readonly DepthwiseEdge[];
+  readonly inPlace: boolean;
+}
+
+export function depthwiseLayout(g: ConvGeometry): DepthwiseLayout {
+  const rows = insideRange(g.oh, g.sh, g.pt, g.dh, g.h);
+  const cols = insideRange(g.ow, g.sw, g.pl, g.dw, g.w);
+  const edges = [
+    { from: 0, to: cols.start },
+    { from: cols.end, to: g.ow },
+  ]
+    .filter((edge) => edge.to > edge.from)
+    .map((edge) => ({ ...edge, width: (edge.to - edge.from - 1) * g.sw + 2 * g.dw + 1 }));
+  const inPlace = cols.end > cols.start && edges.reduce((sum, edge) => sum + edge.width, 0) <= depthwiseFrame(g, 1).width;
+  return { rows, cols, edges, inPlace };
+}
+
+/**
+ * The scratch the layout above fills for bands of at most `bandRows` rows: the larger of a
+ * whole-width frame of the rows a band holds outside the input (every row of a band where
+ * nothing is read in place) and the edge frames of a band's rows inside. Only what the
+ * kernel writes is planned: a layer whose windows all lie inside the input needs none.
+ */
+export function depthwiseScratchFloats(g: ConvGeometry, layout: DepthwiseLayout, bandRows: number): number {
+  const { rows, edges, inPlace } = layout;
+  const outside = inPlace ? Math.min(bandRows, Math.max(rows.start, g.oh - rows.end)) : bandRows;
+  const whole = outside > 0 ? depthwiseFrame(g, outside).rows * depthwiseFrame(g, 1).width * g.c : 0;
+  const inside = Math.min(bandRows, rows.end - rows.start);
+  const edgeFloats = inPlace && inside > 0 ? depthwiseFrame(g, inside).rows * edges.reduce((sum, edge) => sum + edge.width, 0) * g.c : 0;
+  return Math.max(whole, edgeFloats);
+}
+
+/**
+ * The outputs [start, end) along one axis whose 3-tap windows (taps `dilation` apart, the
+ * first at o * stride - pad) lie inside an input of `size`; an empty range where none does.
+ */
+function insideRange(outputs: number, stride: number, pad: number, dilation: number, size: number): OutputRange {
+  const start = Math.min(outputs, Math.ceil(pad / stride));
+  const last = Math.floor((size - 1 - 2 * dilation + pad) / stride);
+  return { start, end: Math.max(start, Math.min(outputs, last + 1)) };
+}
+
 /** The layer's weights and scratch in the executor's form (see above). */
 export function layerMemory(graph: Graph, node: Node): LayerMemory {
   if (node.op === 'Conv') return convMemory(graph, node);
@@ -96,12 +163,12 @@ function convMemory(graph: Graph, node: ConvNode): LayerMemory {
     const taps = g.kh * g.kw;
     const weightBytes = (taps * g.o + g.o) * FLOAT;
     if (path === 'depthwise') return { weightBytes, scratchBytes: 0, bandRows: 0, path };
-    const bytesOf = (rows: number): number => {
+    // Bands as many rows as a whole frame of BAND_BYTES holds (the tile its loop is tuned for), the scratch only what they frame.
+    const bandRows = fewestRowsReaching(g.oh, (rows) => {
       const frame = depthwiseFrame(g, rows);
       return frame.rows * frame.width * g.c * FLOAT;
-    };
-    const bandRows = fewestRowsReaching(g.oh, bytesOf);
-    return { weightBytes, scratchBytes: bytesOf(bandRows), bandRows, path };
+    });
+    return { weightBytes, scratchBytes: depthwiseScratchFloats(g, depthwiseLayout(g), bandRows) * FLOAT, bandRows, path };
   }
   const k = g.kh * g.kw * g.cg;
   const weightBytes = g.groups * (packedFloats(k, g.og) + paddedBiasFloats(g.og)) * FLOAT;

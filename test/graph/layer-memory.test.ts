@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph, Node } from '../../src/graph/ir.ts';
-import { BAND_BYTES, convGeometryOf, depthwiseFrame, GEMM_PANEL, layerMemory } from '../../src/graph/layer-memory.ts';
+import { BAND_BYTES, convGeometryOf, depthwiseFrame, depthwiseLayout, GEMM_PANEL, layerMemory } from '../../src/graph/layer-memory.ts';
 import { NetworkBuilder } from '../../src/models/builder.ts';
 
 function network(): Graph {
@@ -39,14 +39,21 @@ describe('layer memory', () => {
     expect((stem.bandRows - 1) * rowBytes).toBeLessThan(BAND_BYTES);
   });
 
-  it('gives a 3x3 depthwise convolution a zero-framed band of input rows, and a 1x1 convolution nothing', () => {
+  it('gives a 3x3 depthwise convolution the frames its kernel reads at the edges, and a 1x1 convolution nothing', () => {
     const dw = layerMemory(graph, node('dw'));
     const g = convGeometryOf(graph, conv('dw'));
-    const frame = depthwiseFrame(g, dw.bandRows);
     expect(dw.path).toBe('depthwise3x3');
-    expect(frame.width).toBe(g.w + 2);
-    expect(frame.rows).toBe(dw.bandRows + 2);
-    expect(dw.scratchBytes).toBe(frame.rows * frame.width * g.c * 4);
+    expect([g.h, g.w, g.c, g.oh]).toEqual([16, 16, 16, 16]);
+    // A band is as many rows as a whole frame of BAND_BYTES holds: here the whole image.
+    expect(dw.bandRows).toBe(16);
+    expect(depthwiseFrame(g, dw.bandRows)).toEqual({ rows: 18, width: 18 });
+    // SAME padding of 1: rows 1-14 and columns 1-14 read in place. The scratch is the larger of a
+    // whole-width frame of the one row above (or below): 3 input rows of 18 columns; and the
+    // edge frames of the 14 rows inside: 16 input rows of 3 columns at the left and at the right.
+    const layout = depthwiseLayout(g);
+    expect(layout).toMatchObject({ rows: { start: 1, end: 15 }, cols: { start: 1, end: 15 }, inPlace: true });
+    expect(layout.edges.map((edge) => edge.width)).toEqual([3, 3]);
+    expect(dw.scratchBytes).toBe(Math.max(3 * 18, 16 * 6) * g.c * 4);
     expect(layerMemory(graph, node('project'))).toMatchObject({ path: 'pointwise', scratchBytes: 0 });
   });
 });

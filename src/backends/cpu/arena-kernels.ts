@@ -1,5 +1,5 @@
 import { elementCount, type Node } from '../../graph/ir.ts';
-import { convGeometryOf, depthwiseFrame, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
+import { convGeometryOf, depthwiseFrame, depthwiseLayout, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
@@ -115,17 +115,11 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
   const { engine, heap } = context;
   // At most the planned rows, and bands enough for every part.
   const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
-  const frameAt = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
+  // This thread's share of the layer's scratch; a layer that frames nothing has none.
+  const frameAt = memory.scratchBytes > 0 ? context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4 : -1;
   const width = depthwiseFrame(g, 1).width;
   const imageRow = g.w * g.c;
-  const rows = insideRange(g.oh, g.sh, g.pt, g.dh, g.h);
-  const cols = insideRange(g.ow, g.sw, g.pl, g.dw, g.w);
-  /** Columns of the edge frames: output columns [from, to) read frame columns from input column from * sw - pl on. */
-  const edges = [
-    { from: 0, to: cols.start },
-    { from: cols.end, to: g.ow },
-  ].filter((edge) => edge.to > edge.from);
-  const edgeWidth = (edge: { from: number; to: number }): number => (edge.to - edge.from - 1) * g.sw + 2 * g.dw + 1;
+  const { rows, cols, edges, inPlace } = depthwiseLayout(g);
   // Frames the columns [firstColumn, firstColumn + columns) of input rows r0 * sh - pt on at `at`, zeros outside.
   const frame = (at: number, n: number, r0: number, count: number, firstColumn: number, columns: number): void => {
     const frameRows = depthwiseFrame(g, count).rows;
@@ -153,8 +147,6 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
     const first = (n * g.oh + r0) * g.ow + c0;
     engine.depthwise3x3(at, v.out + first * g.c, count, c1 - c0, g.sh * rowFloats, g.sw * g.c, g.dh * rowFloats, g.dw * g.c, g.ow * g.c, g.c, g.c, v.weights, v.weights + 9 * g.c, v.lo, v.hi);
   };
-  // Whether the edge frames of a band fit the scratch beside each other (they do but on images a few pixels wide).
-  const edgesFit = cols.end > cols.start && edges.reduce((sum, edge) => sum + edgeWidth(edge), 0) <= width;
   return () => {
     let index = 0;
     for (let n = 0; n < g.n; n++) {
@@ -162,8 +154,8 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
         if (!takesItem(index, part, parts)) continue;
         const r1 = Math.min(r0 + bandRows, g.oh);
         // Inside rows, where the band has any and the edges fit: the middle in place, the edges framed.
-        const i0 = edgesFit ? Math.min(Math.max(r0, rows.start), r1) : r1;
-        const i1 = edgesFit ? Math.max(Math.min(r1, rows.end), i0) : r1;
+        const i0 = inPlace ? Math.min(Math.max(r0, rows.start), r1) : r1;
+        const i1 = inPlace ? Math.max(Math.min(r1, rows.end), i0) : r1;
         if (i0 > r0) framed(frameAt, n, r0, i0 - r0, 0, g.ow, width);
         if (i1 > i0) {
           const ix = cols.start * g.sw - g.pl;
@@ -188,8 +180,8 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
           );
           let at = frameAt;
           for (const edge of edges) {
-            framed(at, n, i0, i1 - i0, edge.from, edge.to, edgeWidth(edge));
-            at += depthwiseFrame(g, i1 - i0).rows * edgeWidth(edge) * g.c;
+            framed(at, n, i0, i1 - i0, edge.from, edge.to, edge.width);
+            at += depthwiseFrame(g, i1 - i0).rows * edge.width * g.c;
           }
         }
         if (r1 > i1) framed(frameAt, n, i1, r1 - i1, 0, g.ow, width);
@@ -198,16 +190,6 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
       }
     }
   };
-}
-
-/**
- * The outputs [start, end) along one axis whose 3-tap windows (taps `dilation` apart, the
- * first at o * stride - pad) lie inside an input of `size`; an empty range where none does.
- */
-function insideRange(outputs: number, stride: number, pad: number, dilation: number, size: number): { start: number; end: number } {
-  const start = Math.min(outputs, Math.ceil(pad / stride));
-  const last = Math.floor((size - 1 - 2 * dilation + pad) / stride);
-  return { start, end: Math.max(start, Math.min(outputs, last + 1)) };
 }
 
 /**
