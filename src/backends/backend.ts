@@ -242,6 +242,13 @@ export interface Backend<Kind extends string = string> {
    * without them.
    */
   readonly plansScratch?: boolean;
+  /**
+   * It runs a standalone activation fused into the op that produces it, as TFLite and GPU
+   * delegates do: the problems it runs are made with the record option `fuseActivations`
+   * (graph/transforms.ts), so that the producer's output, which it would never write, is
+   * not planned either (a plan's bytes are the bytes the execution touches).
+   */
+  readonly fusesActivations?: boolean;
   /** It takes weights from PrepareRequest.weights, writing them where it keeps them as they come. */
   readonly writesWeights?: boolean;
   /**

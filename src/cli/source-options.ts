@@ -22,7 +22,7 @@ export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
     .option('include-graph-io', { type: 'boolean', default: false, describe: 'graph sources: keep graph inputs and outputs as records' })
     .option('element-size', { type: 'number', describe: 'graph sources: bytes per element for every tensor (4 = fp32, as the paper)' })
     .option('round-channels', { type: 'boolean', default: false, describe: 'graph sources: round channels up to a multiple of 4 (GPU PHWC4)' })
-    .option('fuse-activations', { type: 'boolean', default: false, describe: 'graph sources: fuse standalone activations into their producers' })
+    .option('fuse-activations', { type: 'boolean', default: false, describe: 'graph sources: fuse standalone activations into their producers (the CPU executors always do)' })
     .option('drop-identity-ops', { type: 'boolean', default: false, describe: 'graph sources: drop ops that move no data' })
     .option('order', {
       choices: OPERATOR_ORDERS,

@@ -23,7 +23,7 @@ export async function executeInPage(source: Graph, options: ExecuteOptions, plac
   try {
     const run = { backend: 'browser', repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true };
     // The page runs the WebGPU backend: no kernel scratch to plan.
-    const job = buildJob(source, options, run, session.device.requiredAlignment, false);
+    const job = buildJob(source, options, run, session.device.requiredAlignment, {});
     const result = await session.run(job.body, { repetitions: options.repetitions, maxRunMs: RUN_LIMIT_MS });
     const { executable, version, flags, adapterChoice } = session.launch;
     return browserReport(result, { footprint: job.verified.footprint, seed: options.seed }, { browser: { executable, version, flags, adapterChoice } });

@@ -6,6 +6,8 @@ import { runnablePlan } from '../planners/plan-handover.ts';
 import type { ExecuteOptions } from './execute-options.ts';
 import { weightedGraph } from '../backends/run-data.ts';
 import { encodeJob, jobRecordOptions, wirePlan, type WireRunOptions } from '../agent/wire.ts';
+import type { Backend } from '../backends/backend.ts';
+import { executionRecords } from '../backends/execution-records.ts';
 
 /** A job ready to send: the planned graph and records, the verified plan, and the body in the wire format. */
 export interface BuiltJob {
@@ -28,12 +30,11 @@ export function buildJob(
   options: Pick<ExecuteOptions, 'planner' | 'weights' | 'seed' | 'records' | 'alignment'>,
   run: WireRunOptions,
   requiredAlignment: number,
-  plansScratch: boolean,
+  runs: Pick<Backend, 'plansScratch' | 'fusesActivations'>,
 ): BuiltJob {
   const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
-  // The device's backend plans its kernels' scratch (Backend.plansScratch): the plan made here holds it.
-  const { scratch: _given, ...asked } = jobRecordOptions(options.records);
-  const wanted = { ...asked, ...(plansScratch ? { scratch: true } : {}) };
+  // The records the device's backend runs with (its scratch, its fused activations): the plan made here holds them.
+  const { elementSize: _fp32, ...wanted } = executionRecords(runs, jobRecordOptions(options.records));
   const { graph, problem } = plannedProblem(weighted, { ...wanted, elementSize: 4 });
   const alignment = Math.max(requiredAlignment, options.alignment ?? 1);
   const verified = runnablePlan(options.planner, problem, alignment);

@@ -68,8 +68,8 @@ export async function executeOnAgent(source: Graph, options: ExecuteOptions, age
       ...(agent.device === undefined ? {} : { device: agent.device }),
     },
     requiredAlignment,
-    // A device is a browser (WebGPU: no scratch); an agent's backend plans scratch as this version's does.
-    agent.device === undefined && options.backend.plansScratch === true,
+    // A device is a browser (WebGPU: no scratch, activations as the graph has them); an agent's backend runs as this version's does.
+    agent.device === undefined ? options.backend : {},
   );
   const body = Buffer.from(text, 'utf8');
   if (body.length > info.limits.maxJobBytes) {

@@ -86,7 +86,9 @@ describe('the memory of a large job', () => {
     const [url, built] = await Promise.all([
       startAgentProcess(),
       Promise.resolve().then(() =>
-        buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4, true),
+        buildJob(wideGraph(3464), { planner: findPlanner('offsets/greedy-by-size'), seed: 1 }, { backend: 'cpu', repetitions: 1, warmup: 0, seed: 1, verifyByExecution: false }, 4, {
+          plansScratch: true,
+        }),
       ),
     ]);
     const body = Buffer.from(built.body, 'utf8');

@@ -1,3 +1,5 @@
+import { cpuParallelBackend } from '../../src/backends/cpu-parallel/cpu-parallel-backend.ts';
+import { executionRecords } from '../../src/backends/execution-records.ts';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
@@ -43,7 +45,7 @@ describe.concurrent('memplan exec', () => {
     expect(timings).toHaveLength(Math.ceil(steps.length / 8));
     const report = JSON.parse(json.stdout);
     expect(report).toMatchObject({ backend: 'cpu-parallel', matchesNaive: true });
-    const stepCount = plannedProblem(buildZooModel('zoo:blazeface'), { schedule: 'levels' }).steps.length;
+    const stepCount = plannedProblem(buildZooModel('zoo:blazeface'), executionRecords(cpuParallelBackend, { schedule: 'levels' })).steps.length;
     expect(report.parallel).toMatchObject({ workers: 2, steps: stepCount });
     expect(report.parallel.stepMs).toHaveLength(stepCount);
     expect(report.parallel.busyFraction).toBeGreaterThan(0);

@@ -1,3 +1,6 @@
+import { cpuBackend } from '../../src/backends/cpu/cpu-backend.ts';
+import { cpuParallelBackend } from '../../src/backends/cpu-parallel/cpu-parallel-backend.ts';
+import { executionRecords } from '../../src/backends/execution-records.ts';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,14 +54,13 @@ describe.concurrent('traces', () => {
     expect(report.timeline).toBeUndefined();
     const { events, threads, otherData } = await readTrace(file);
     expect([...threads.values()]).toEqual(['compute']);
-    const graph = buildZooModel('zoo:blazeface');
+    // The graph the CPU executor runs, and its records (its kernels' scratch, its activations fused).
+    const { graph, problem } = plannedProblem(buildZooModel('zoo:blazeface'), executionRecords(cpuBackend));
     const order = executionOrder(graph);
     const slices = events.filter((e) => e.ph === 'X');
     expect(slices.map((s) => s.name)).toEqual(order.map((n) => n.name));
     expect(slices.map((s) => s.cat)).toEqual(order.map((n) => n.op));
     for (let k = 1; k < slices.length; k++) expect(slices[k].ts as number).toBeGreaterThanOrEqual(end(slices[k - 1]) - EPS);
-    // The CPU executor's records: its kernels' scratch too.
-    const problem = graphToProblem(graph, { elementSize: 4, scratch: true });
     const live = events.filter((e) => e.ph === 'C' && e.name === 'live bytes');
     expect(live).toHaveLength(problem.operatorCount);
     live.forEach((point, step) => {
@@ -77,9 +79,8 @@ describe.concurrent('traces', () => {
     const { events, threads } = await readTrace(file);
     for (const name of threads.values()) expect(name).toMatch(/^worker [12]$/);
     const slices = events.filter((e) => e.ph === 'X');
-    const graph = buildZooModel('zoo:blazeface');
+    const { graph, steps } = plannedProblem(buildZooModel('zoo:blazeface'), executionRecords(cpuParallelBackend, { schedule: 'levels' }));
     expect(slices.map((s) => s.name).sort()).toEqual(graph.nodes.map((n) => n.name).sort());
-    const steps = plannedProblem(graph, { schedule: 'levels' }).steps;
     for (let step = 1; step < steps.length; step++) {
       const before = slices.filter((s) => s.args?.step === step - 1);
       const now = slices.filter((s) => s.args?.step === step);

@@ -39,6 +39,7 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   runsIn: 'process',
   reference: 'cpu',
   plansScratch: true,
+  fusesActivations: true,
   writesWeights: true,
   dryRun: { inferences: 1, network: 'kept' },
 

@@ -69,8 +69,7 @@ function load(setup: NetworkSetup, graph: Graph, index: number): { loaded: Loade
   };
   const order = executionOrder(graph);
   // Parts of one node run on several workers at once only when split: each then works in the band of its index.
-  // Activations fused only where every step is one node (node-kernels.ts).
-  const { kernels, derived } = nodeKernels({ graph, heap, at, ...(engine ? { engine } : {}) }, order, setup.parts, setup.bands > 1 ? index : 0, setup.steps.length === order.length);
+  const { kernels, derived } = nodeKernels({ graph, heap, at, ...(engine ? { engine } : {}) }, order, setup.parts, setup.bands > 1 ? index : 0);
   return { loaded: { setup, graph, kernels, names: order.flatMap((n) => Array.from({ length: setup.parts }, () => `${n.name} (${n.op})`)) }, derived };
 }
 

@@ -34,6 +34,7 @@ export const cpuBackend: Backend<'cpu'> = {
   measuresRss: true,
   runsIn: 'process',
   plansScratch: true,
+  fusesActivations: true,
   writesWeights: true,
   dryRun: { inferences: 1, network: 'kept' },
 
@@ -72,8 +73,7 @@ export const cpuBackend: Backend<'cpu'> = {
     const scratchBefore = kernelScratchBytes();
     const memory = executionMemory(graph, order, problem, plan);
     writeWeights(request, memory);
-    // Activations fused only under a plan of one node a step (node-kernels.ts).
-    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order, parts, 0, problem.operatorCount === order.length);
+    const { kernels: steps, derived } = nodeKernels({ graph, heap: memory.heap, at: memory.at, engine: memory.engine }, order, parts, 0);
     const io = new GraphIo(graph, memory.view);
     const { bytes } = memory;
     return {

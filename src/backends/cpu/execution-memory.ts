@@ -83,8 +83,11 @@ export function executionMemory(graph: Graph, order: readonly Node[], problem: P
     byteAt.set(record.id, arena + offset);
   });
   end = arena + plan.footprint;
+  // Graph inputs and outputs the plan leaves out (the records' default) lie after the arena; any other tensor must have its record.
+  const handed = new Set([...graph.inputs, ...graph.outputs]);
   for (const [name, tensor] of graph.tensors) {
     if (tensor.constant || byteAt.has(name)) continue;
+    if (!handed.has(name)) throw new BackendError(`tensor ${name} has no record in the plan: plan the graph this backend runs (its records' transforms applied, plannedProblem).`);
     place(name, elementCount(tensor.shape) * 4);
   }
   const ioBytes = held;

@@ -4,7 +4,6 @@ import { inPlaceLayer, scratchId } from '../../graph/layer-memory.ts';
 import { BackendError } from '../backend-error.ts';
 import { layerKernel, viewKernel } from './arena-kernels.ts';
 import { arenaOpKernel } from './arena-op-kernels.ts';
-import { fusedWithNext, readerCounts } from './fused-activations.ts';
 import { IDLE } from './parts.ts';
 import type { SimdEngine } from './kernels/wasm/engine.ts';
 
@@ -20,16 +19,15 @@ export interface MemoryView {
 /**
  * Each node's kernel as a closure over the memory, in `order`: where there is an engine, in
  * place (arena-kernels.ts `layerKernel`) where the executor runs the node so (inPlaceLayer),
- * or the engine's op kernel where it has one (arena-op-kernels.ts), an Add or Mul with the
- * ReLU after it as one (fused-activations.ts) where `fuse` says every node is a step of its
- * own (with several a step, bytes the plan lets the ReLU's output take may still be read by
- * another node of the step); else its kernel on views. Split (parts.ts): `parts` closures
+ * or the engine's op kernel where it has one (arena-op-kernels.ts); else its kernel on views.
+ * (Activations run fused into the op before them where the graph has them so: the records of
+ * an in-place executor fuse them before planning, executionRecords.) Split (parts.ts): `parts` closures
  * per node, node k's part p at k * parts + p (a kernel on views runs whole in part 0),
  * working in band `slot` of each node's scratch (the band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
  * form of its own (outside the memory). The main thread and every worker thread build their
  * own.
  */
-export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0, fuse = false): { kernels: (() => void)[]; derived: number } {
+export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0): { kernels: (() => void)[]; derived: number } {
   let derived = 0;
   const { engine } = view;
   const viewed = (node: Node): (() => void) => {
@@ -46,17 +44,7 @@ export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1,
       return arenaOpKernel(node, { ...view, engine }, share) ?? (part === 0 ? viewed(node) : IDLE);
     });
   };
-  const readers = readerCounts(view.graph.nodes);
-  const kernels: (() => void)[] = [];
-  for (let k = 0; k < order.length; k++) {
-    // An Add or Mul and the ReLU after it as one op (fused-activations.ts); the ReLU's parts then idle.
-    const fused = engine === undefined || !fuse ? undefined : fusedWithNext(view, order, k, readers);
-    const both = engine === undefined || fused === undefined ? undefined : Array.from({ length: parts }, (_, part) => arenaOpKernel(fused, { ...view, engine }, { part, parts, slot }));
-    if (both?.every((kernel) => kernel !== undefined)) {
-      kernels.push(...both, ...Array.from({ length: parts }, () => IDLE));
-      k++;
-    } else kernels.push(...partsOf(order[k]));
-  }
+  const kernels = order.flatMap(partsOf);
   return { kernels, derived };
 }
 

@@ -3,7 +3,8 @@ import { executeBudgeted, type BudgetedReport } from '../../measuring/budgeted/e
 import type { Loading } from '../../backends/budgeted/load-schedule.ts';
 import { smallestRunBudget } from '../../backends/budgeted/budget-share.ts';
 import { parseStorageBandwidth } from '../../io/storage-bandwidth.ts';
-import { executionRecords, naiveReference } from '../../measuring/isolation/execute-isolated.ts';
+import { naiveReference } from '../../measuring/isolation/execute-isolated.ts';
+import { executionRecords } from '../../backends/execution-records.ts';
 import { memoryReport, type MemoryReport } from '../../backends/execution-report.ts';
 import { measureIsolated } from '../../measuring/isolation/isolated.ts';
 import { bitIdentical, weightedGraph } from '../../backends/run-data.ts';

@@ -1,3 +1,4 @@
+import { executionRecords } from '../../backends/execution-records.ts';
 import { lowerBounds } from '../../core/bounds.ts';
 import { naiveFootprint } from '../../core/problem.ts';
 import type { Backend } from '../../backends/backend.ts';
@@ -113,7 +114,8 @@ async function runStudy(config: ParallelGroupsConfig, store: ResultStore, option
     }
     const backend = findBackend(cell.backend);
     const common = { backend, seed: config.seed, alignment: config.alignment, records: { schedule: cell.schedule } };
-    const { problem, steps } = plannedProblem(graph, { elementSize: 4, schedule: cell.schedule });
+    // Steps, naive and bound of the records the backend runs (its scratch, its fused activations), as its footprint is.
+    const { problem, steps } = plannedProblem(graph, executionRecords(backend, { schedule: cell.schedule }));
     const base = {
       part: cell.part,
       network: cell.network.label,

@@ -3,7 +3,6 @@ import { plannedProblem, type RecordOptions } from '../../graph/lifetimes.ts';
 import { planOf, runnablePlan } from '../../planners/plan-handover.ts';
 import { planAndVerify } from '../../planners/plan-and-verify.ts';
 import { findPlanner } from '../../planners/registry.ts';
-import type { Backend } from '../../backends/backend.ts';
 import type { ExecuteOptions } from '../execute-options.ts';
 import { memoryReport, type ExecuteReport, type PeerReport } from '../../backends/execution-report.ts';
 import { summarizeLatency } from '../../backends/latency.ts';
@@ -12,6 +11,7 @@ import { type PeerJob, peerJob, relativeError } from '../peer-session.ts';
 import { runOnnxRuntimeWeb } from '../onnxruntime-web-peer.ts';
 import { parallelReport } from '../../backends/parallel-report.ts';
 import { findBackend } from '../../backends/registry.ts';
+import { executionRecords } from '../../backends/execution-records.ts';
 import { bitIdentical, seededInputs, weightedGraph, withoutWeights } from '../../backends/run-data.ts';
 import { measureIsolated, type WeightsSource } from './isolated.ts';
 
@@ -22,15 +22,6 @@ import { measureIsolated, type WeightsSource } from './isolated.ts';
  */
 function harnessGraph(source: Graph, weights: 'seeded' | 'file', seed: number, valuesHere: boolean): Graph {
   return weights === 'seeded' && !valuesHere ? withoutWeights(source) : weightedGraph(source, weights, seed);
-}
-
-/**
- * The record options a backend runs a network with: fp32 tensors, and its kernels' scratch
- * as records of their own where it plans them (Backend.plansScratch).
- */
-export function executionRecords(backend: Pick<Backend, 'plansScratch'>, records: RecordOptions = {}): RecordOptions {
-  const { scratch: _given, ...rest } = records;
-  return { ...rest, elementSize: 4, ...(backend.plansScratch ? { scratch: true } : {}) };
 }
 
 /**

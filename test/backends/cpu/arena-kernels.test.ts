@@ -10,7 +10,7 @@ import type { Graph, Node } from '../../../src/graph/ir.ts';
 import { layerMemory } from '../../../src/graph/layer-memory.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { NetworkBuilder } from '../../../src/models/builder.ts';
-import { executionRecords } from '../../../src/measuring/isolation/execute-isolated.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
 import { expectClose, runKernel } from './kernels/helpers.ts';

@@ -5,32 +5,36 @@ import { simdMemoryBytes } from '../../../src/backends/cpu/kernels/wasm/engine.t
 import { runOnnxRuntime } from '../../../src/measuring/onnxruntime-peer.ts';
 import { peerJob, relativeError } from '../../../src/measuring/peer-session.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
-import { graphToProblem } from '../../../src/graph/lifetimes.ts';
+import { graphToProblem, plannedGraphOptions, plannedProblem } from '../../../src/graph/lifetimes.ts';
 import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
 import { execute } from '../../../src/measuring/execute.ts';
-import { executionRecords } from '../../../src/measuring/isolation/execute-isolated.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { streamSeededWeights } from '../../../src/graph/seeded-weights.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';
 
-/** The CPU executor plans its kernels' scratch (Backend.plansScratch). */
+/** The CPU executor plans its kernels' scratch (Backend.plansScratch) and fuses standalone activations (Backend.fusesActivations). */
 const CPU_RECORDS = executionRecords(cpuBackend);
+
+/** A zoo network with seeded weights as the CPU executor runs it (activations fused), and its records. */
+function cpuProblem(source: string, seed: number) {
+  return plannedProblem(weightedGraph(buildZooModel(source), 'seeded', seed), CPU_RECORDS);
+}
 
 /** Small enough for CI: BlazeFace as published, the others at reduced input sizes. */
 const NETWORKS = ['zoo:blazeface', 'zoo:mobilenet-v2?input=96', 'zoo:mobilenet-v1?input=96', 'zoo:deeplab-v3?input=97', 'zoo:posenet?input=129', 'zoo:inception-v3?input=139'];
 
 async function run(graph: Graph, plan: VerifiedResult) {
-  const problem = graphToProblem(graph, CPU_RECORDS);
+  const problem = graphToProblem(graph, plannedGraphOptions(CPU_RECORDS));
   const prepared = await cpuBackend.prepare({ graph, problem, plan });
   return prepared.infer(seededInputs(graph, 1));
 }
 
 describe('the CPU backend', () => {
   it.each(['zoo:blazeface', 'zoo:mobilenet-v2?input=96'])('%s: every planner computes bit-identical outputs inside its plan', async (source) => {
-    const graph = weightedGraph(buildZooModel(source), 'seeded', 1);
-    const problem = graphToProblem(graph, CPU_RECORDS);
+    const { graph, problem } = cpuProblem(source, 1);
     const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }));
     for (const planner of PLANNERS) {
       // Any verified plan must compute the same: the exact searches stop at a second, not their default ten.
@@ -76,9 +80,16 @@ describe('the CPU backend', () => {
     await expect(cpuBackend.prepare({ graph, problem, plan })).rejects.toThrow(/^node \S+ needs \d+ bytes of scratch, which the plan's records do not hold/);
   });
 
+  it('refuses a graph other than the one its records were made of: a tensor without a record is not placed outside the plan', async () => {
+    // BlazeFace as written has a sum before each ReLU; the records of the CPU executor fuse them, so the sums have none.
+    const { problem } = cpuProblem('zoo:blazeface', 1);
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
+    const unfused = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    await expect(cpuBackend.prepare({ graph: unfused, problem, plan })).rejects.toThrow(/^tensor \S+ has no record in the plan: plan the graph this backend runs/);
+  });
+
   it('catches a planted bad plan (live tensors overlapping) by its outputs', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
-    const problem = graphToProblem(graph, CPU_RECORDS);
+    const { graph, problem } = cpuProblem('zoo:blazeface', 1);
     const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
     // Every tensor at offset 0: producers overwrite what their consumers still read.
     const planted: VerifiedResult = { ...good, offsets: good.offsets.map(() => 0), footprint: Math.max(...problem.records.map((r) => r.size)) };
@@ -88,12 +99,12 @@ describe('the CPU backend', () => {
 
   /** A zoo network's outputs here (Greedy by Size, seeded weights and inputs) and onnxruntime's on the same ONNX file. */
   async function oursAndPeer(source: string) {
-    const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-    const problem = graphToProblem(graph, CPU_RECORDS);
+    const { graph, problem } = cpuProblem(source, 3);
     const inputs = seededInputs(graph, 3);
     const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
     const ours = await prepared.infer(inputs);
-    const peer = await runOnnxRuntime(peerJob(graph, inputs), { warmup: 0, repetitions: 1 });
+    // The peer runs the network as written (its ONNX file has the activations standalone).
+    const peer = await runOnnxRuntime(peerJob(weightedGraph(buildZooModel(source), 'seeded', 3), inputs), { warmup: 0, repetitions: 1 });
     return { ours, peer };
   }
 

@@ -4,7 +4,7 @@ import { BackendError } from '../../../src/backends/backend-error.ts';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
 import { bitIdentical, seededInputs, weightedGraph } from '../../../src/backends/run-data.ts';
 import { execute } from '../../../src/measuring/execute.ts';
-import { executionRecords } from '../../../src/measuring/isolation/execute-isolated.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
 import { relativeError } from '../../../src/measuring/peer-session.ts';
 import { gpuContext } from '../../../src/backends/webgpu/device.ts';
 import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cpuBackend } from '../../../src/backends/cpu/cpu-backend.ts';
-import { executionRecords } from '../../../src/measuring/isolation/execute-isolated.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
 import { relativeError } from '../../../src/measuring/peer-session.ts';
 import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
 import type { Graph, Layout, Node, OpSpec, Tensor } from '../../../src/graph/ir.ts';

@@ -1,3 +1,5 @@
+import { findBackend } from '../../../src/backends/registry.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -218,7 +220,7 @@ describe('a small run of the study', () => {
       expect(cell.source).toBe('zoo:blazeface?input=64');
       expect(cell.report?.matchesNaive).toBe(true);
       expect(cell.report?.latencyMs.runs).toBe(config.quick.repetitions);
-      const { problem, steps } = plannedProblem(buildZooModel(cell.source), { elementSize: 4, schedule: cell.schedule });
+      const { problem, steps } = plannedProblem(buildZooModel(cell.source), executionRecords(findBackend(cell.backend), { schedule: cell.schedule }));
       expect(cell.steps).toBe(steps.length);
       expect(cell.report!.footprint).toBeGreaterThanOrEqual(cell.bound);
       expect(cell.naive).toBe(problem.records.reduce((sum, r) => sum + r.size, 0));

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { cpuBackend } from '../../src/backends/cpu/cpu-backend.ts';
+import { cpuParallelBackend } from '../../src/backends/cpu-parallel/cpu-parallel-backend.ts';
+import { executionRecords } from '../../src/backends/execution-records.ts';
+import { webgpuBackend } from '../../src/backends/webgpu/webgpu-backend.ts';
+import { plannedProblem } from '../../src/graph/lifetimes.ts';
+import { buildZooModel } from '../../src/models/zoo.ts';
+
+describe('the records a backend runs a network with', () => {
+  it('are fp32, with scratch records and activations fused where the backend plans and runs them so, whatever was asked', () => {
+    for (const backend of [cpuBackend, cpuParallelBackend]) {
+      expect(executionRecords(backend, { scratch: false, fuseActivations: false, includeGraphIO: true })).toEqual({ includeGraphIO: true, elementSize: 4, scratch: true, fuseActivations: true });
+    }
+    // WebGPU runs the graph as it is given: the option stays the user's.
+    expect(executionRecords(webgpuBackend, { fuseActivations: false, elementSize: 2 })).toEqual({ fuseActivations: false, elementSize: 4 });
+  });
+
+  it("plan no sum a ReLU alone reads on the CPU executors: BlazeFace's 17 standalone ReLUs run fused, and their sums are never written", () => {
+    const source = buildZooModel('zoo:blazeface');
+    const { graph, problem } = plannedProblem(source, executionRecords(cpuBackend));
+    const relus = source.nodes.filter((node) => node.op === 'Relu');
+    expect(relus).toHaveLength(17);
+    expect(graph.nodes).toHaveLength(source.nodes.length - relus.length);
+    const ids = new Set(problem.records.map((record) => record.id));
+    for (const relu of relus) {
+      expect(ids.has(relu.inputs[0]), relu.inputs[0]).toBe(false);
+      expect(ids.has(relu.outputs[0]), relu.outputs[0]).toBe(true);
+    }
+  });
+});
