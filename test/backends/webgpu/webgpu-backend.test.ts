@@ -11,7 +11,7 @@ import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
 import { DispatchTimer } from '../../../src/backends/webgpu/timing.ts';
 import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
-import { graphToProblem } from '../../../src/graph/lifetimes.ts';
+import { graphToProblem, plannedProblem } from '../../../src/graph/lifetimes.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
@@ -36,9 +36,10 @@ async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpu
   }
 }
 
+/** The CPU executor's outputs: on the graph it runs (its activations fused), inside the naive plan of its records. */
 async function cpuReference(graph: Graph, seed = 1): Promise<Map<string, Float32Array>> {
-  const problem = graphToProblem(graph, executionRecords(cpuBackend));
-  return run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
+  const { graph: fused, problem } = plannedProblem(graph, executionRecords(cpuBackend));
+  return run(fused, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
 }
 
 describe.skipIf(!available)('the WebGPU backend', () => {
