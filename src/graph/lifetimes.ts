@@ -36,7 +36,7 @@ export interface RecordOptions extends RecordSelection {
   readonly schedule?: Schedule;
   /**
    * Also plan the CPU executor's scratch: one record of kind `scratch` per node it runs in
-   * place that needs one (layer-memory.ts `inPlaceLayer`: im2col bands, zero-framed depthwise
+   * place that needs one (layer-memory.ts `inPlaceLayer`: im2col bands, the zero-framed edges of depthwise
    * bands), live at that node's step. Executed plans have them; the paper's tables do not.
    */
   readonly scratch?: boolean;

@@ -116,7 +116,7 @@ export const LOAD = 'load';
 
 /**
  * One traced inference as a trace: a track per thread ('compute'; 'worker 1'... on the
- * pool; 'loader' beside 'compute' in the budgeted executor), every operator (and every
+ * pool; 'loader' beside 'compute' in the budgeted executor; 'device', WebGPU's queue), every operator (and every
  * read of weights) a slice on its thread's track at the time it ran (microseconds from the
  * first slice's start), and a counter of the bytes the plan holds live in each step, set
  * when the step's first operator starts. The bytes are the planned records' (tensors, and

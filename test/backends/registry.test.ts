@@ -11,7 +11,7 @@ describe('the one list of backends', () => {
   });
 
   it('derives each list from what the backends declare', () => {
-    expect(kindsWhere('traces')).toEqual(['cpu', 'cpu-parallel', 'budgeted']);
+    expect(kindsWhere('traces')).toEqual(['cpu', 'cpu-parallel', 'webgpu', 'budgeted']);
     expect(kindsWhere('parallelSteps')).toEqual(['cpu-parallel']);
     expect(kindsWhere('streamsWeights')).toEqual(['budgeted']);
     expect(kindsWhere('measuresRss', false)).toEqual(['browser']);

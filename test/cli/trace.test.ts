@@ -9,6 +9,10 @@ import { executionOrder } from '../../src/graph/execution-order.ts';
 import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
 import { memplan, userErrorLine } from './run-memplan.ts';
+import { webgpuAvailable } from '../backends/webgpu/adapter.ts';
+import { webgpuBackend } from '../../src/backends/webgpu/webgpu-backend.ts';
+
+const gpu = await webgpuAvailable('test/cli/trace.test.ts (the WebGPU trace)');
 
 interface Event {
   name: string;
@@ -152,7 +156,17 @@ describe.concurrent('traces', () => {
   });
 
   it('refuses a trace where no operator can be timed, in one line', async ({ expect }) => {
-    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--trace', join(dir, 'gpu.json'));
-    expect(userErrorLine(run)).toMatch(/--trace times the operators of the cpu, cpu-parallel, budgeted backends; the webgpu backend cannot/);
+    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--trace', join(dir, 'page.json'));
+    expect(userErrorLine(run)).toMatch(/--trace times the operators of the cpu, cpu-parallel, webgpu, budgeted backends; the browser backend cannot/);
+  });
+
+  it.skipIf(!gpu)("exec --backend webgpu --trace: every operator once on the device's track, in order", async ({ expect }) => {
+    const file = join(dir, 'gpu.json');
+    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--repetitions', '1', '--warmup', '0', '--trace', file);
+    expect(run.status, run.stderr).toBe(0);
+    const { events, threads } = await readTrace(file);
+    expect([...threads.values()]).toEqual(['device']);
+    const order = executionOrder(plannedProblem(buildZooModel('zoo:blazeface'), executionRecords(webgpuBackend)).graph);
+    expect(events.filter((e) => e.ph === 'X').map((s) => s.name)).toEqual(order.map((n) => n.name));
   });
 });

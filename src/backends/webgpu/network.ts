@@ -1,6 +1,7 @@
 import { executionOrder } from '../../graph/execution-order.ts';
-import { elementCount } from '../../graph/ir.ts';
-import type { PreparedNetwork, PrepareRequest } from '../backend.ts';
+import { epochMs } from '../../core/clock.ts';
+import { elementCount, type Node } from '../../graph/ir.ts';
+import type { OperatorSpan, PreparedNetwork, PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
 import type { GpuContext, TimingMethod } from './gpu-context.ts';
 import { KernelError, type DispatchSpec, type KernelContext } from './kernel.ts';
@@ -30,13 +31,16 @@ export interface WebGpuPreparedNetwork extends PreparedNetwork {
 export async function prepareOnDevice(context: GpuContext, request: PrepareRequest): Promise<WebGpuPreparedNetwork> {
   const { graph } = request;
   const order = executionOrder(graph);
-  const specs = order.flatMap((node) => dispatchesOf(request, node));
+  const perNode = order.map((node) => dispatchesOf(request, node));
   const memory = new GpuMemory(context, request);
   try {
-    const dispatches = await compileDispatches(context, memory, specs);
+    const dispatches = await compileDispatches(context, memory, perNode.flat());
     // Every constant is on the device now (as it is, or repacked by its kernel): the host copy may go.
     for (const [name, tensor] of graph.tensors) if (tensor.constant) request.release?.(name);
-    return preparedNetwork(context, request, memory, dispatches);
+    // Each node's dispatches, in order (a traced inference runs them node by node).
+    let next = 0;
+    const nodes = order.map((node, k) => ({ node, dispatches: dispatches.slice(next, (next += perNode[k].length)) }));
+    return preparedNetwork(context, request, memory, dispatches, nodes);
   } catch (error) {
     memory.destroy();
     throw error;
@@ -67,7 +71,13 @@ function dispatchesOf(request: PrepareRequest, node: PrepareRequest['graph']['no
   }
 }
 
-function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: GpuMemory, dispatches: readonly CompiledDispatch[]): WebGpuPreparedNetwork {
+/** A node of the network and the dispatches that compute it. */
+interface NodeDispatches {
+  readonly node: Node;
+  readonly dispatches: readonly CompiledDispatch[];
+}
+
+function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: GpuMemory, dispatches: readonly CompiledDispatch[], nodes: readonly NodeDispatches[]): WebGpuPreparedNetwork {
   const { graph } = request;
   const { device, flags } = context;
   const outputs = graph.outputs.map((name) => ({ name, range: memory.tensor(name), at: 0 }));
@@ -86,7 +96,7 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
   let lastDeviceMs: number | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function runOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+  function writeInputs(inputs: ReadonlyMap<string, Float32Array>): void {
     for (const name of graph.inputs) {
       const given = inputs.get(name);
       const expected = elementCount(graph.tensors.get(name)?.shape ?? []);
@@ -94,16 +104,24 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
       const target = memory.tensor(name);
       device.queue.writeBuffer(target.buffer, target.offset, given.buffer, given.byteOffset, given.byteLength);
     }
+  }
+
+  function encode(pass: GPUComputePassEncoder, list: readonly CompiledDispatch[]): void {
+    for (const dispatch of list) {
+      pass.setPipeline(dispatch.pipeline);
+      pass.setBindGroup(0, dispatch.bindGroup);
+      pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
+    }
+  }
+
+  async function runOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+    writeInputs(inputs);
     device.pushErrorScope('validation');
     let rejected: Promise<GPUError | null>;
     try {
       const encoder = device.createCommandEncoder({ label: graph.name });
       const pass = encoder.beginComputePass(timer.passDescriptor());
-      for (const dispatch of dispatches) {
-        pass.setPipeline(dispatch.pipeline);
-        pass.setBindGroup(0, dispatch.bindGroup);
-        pass.dispatchWorkgroups(dispatch.workgroups[0], dispatch.workgroups[1]);
-      }
+      encode(pass, dispatches);
       pass.end();
       timer.encodeResolve(encoder);
       for (const output of outputs) encoder.copyBufferToBuffer(output.range.buffer, output.range.offset, staging, output.at, output.range.size);
@@ -125,6 +143,45 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
     }
   }
 
+  /**
+   * One inference node by node: each node's dispatches in a command buffer of their own,
+   * submitted alone and waited for, its span the host's clock from the submit until the
+   * queue is done. So a span holds the node's GPU work and one submit's round trip (small
+   * against a software rasterizer's kernels, not against a discrete GPU's short ones); the
+   * inference's own timing (one submit for all) is what `infer` measures.
+   */
+  async function traceOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<OperatorSpan[]> {
+    writeInputs(inputs);
+    await context.settle(device.queue.onSubmittedWorkDone());
+    const spans: OperatorSpan[] = [];
+    for (const [step, { node, dispatches: list }] of nodes.entries()) {
+      const start = epochMs();
+      device.pushErrorScope('validation');
+      let rejected: Promise<GPUError | null>;
+      try {
+        const encoder = device.createCommandEncoder({ label: node.name });
+        const pass = encoder.beginComputePass({ label: node.name });
+        encode(pass, list);
+        pass.end();
+        device.queue.submit([encoder.finish()]);
+      } finally {
+        rejected = device.popErrorScope();
+      }
+      const error = await context.settle(rejected);
+      if (error) throw new BackendError(`the WebGPU device rejected node ${node.name} of ${graph.name}: ${error.message}`);
+      await context.settle(device.queue.onSubmittedWorkDone());
+      spans.push({ node: node.name, op: node.op, step, thread: 'device', start, end: epochMs() });
+    }
+    return spans;
+  }
+
+  /** One inference or trace at a time: they share the buffers. */
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = queue.then(work);
+    queue = result.catch(() => undefined);
+    return result;
+  }
+
   return {
     memory: () => ({ intermediates: memory.bytes.intermediates, io: memory.bytes.io + handedBytes, weights: memory.bytes.weights, scratch: 0, device: { ...memory.bytes } }),
     timing: timer.method,
@@ -133,10 +190,10 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
       return lastDeviceMs;
     },
     infer(inputs) {
-      // One inference at a time: they share the readback buffer.
-      const result = queue.then(() => runOnce(inputs));
-      queue = result.catch(() => undefined);
-      return result;
+      return inTurn(() => runOnce(inputs));
+    },
+    trace(inputs) {
+      return inTurn(() => traceOnce(inputs));
     },
     dispose() {
       memory.destroy();

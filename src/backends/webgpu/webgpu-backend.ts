@@ -20,7 +20,7 @@ export interface WebGpuBackend extends Backend<'webgpu'> {
 export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
   title: 'WebGPU: WGSL kernels on Dawn (Vulkan; a software driver where there is no GPU)',
-  traces: false,
+  traces: true,
   streamsWeights: false,
   parallelSteps: false,
   measuresRss: true,

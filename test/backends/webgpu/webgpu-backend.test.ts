@@ -10,6 +10,7 @@ import { gpuContext } from '../../../src/backends/webgpu/device.ts';
 import { GpuMemory } from '../../../src/backends/webgpu/memory.ts';
 import { DispatchTimer } from '../../../src/backends/webgpu/timing.ts';
 import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
+import { executionOrder } from '../../../src/graph/execution-order.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem, plannedProblem } from '../../../src/graph/lifetimes.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
@@ -61,6 +62,27 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
     const ours = await run(graph, plan, webgpuBackend, 3);
     expect(relativeError(ours, await cpuReference(graph, 3))).toBeLessThan(TOLERANCE);
+  });
+
+  it('times every node of an inference on its own (exec --trace): one span per node, in order, each after the one before, and computes as before', async () => {
+    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    const problem = graphToProblem(graph, executionRecords(webgpuBackend));
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    const prepared = await webgpuBackend.prepare({ graph, problem, plan });
+    try {
+      const inputs = seededInputs(graph, 1);
+      const before = new Map([...(await prepared.infer(inputs))].map(([name, values]) => [name, values.slice()]));
+      const spans = await prepared.trace!(inputs);
+      const order = executionOrder(graph);
+      expect(spans.map((span) => [span.node, span.op, span.step, span.thread])).toEqual(order.map((node, step) => [node.name, node.op, step, 'device']));
+      spans.forEach((span, k) => {
+        expect(span.end).toBeGreaterThanOrEqual(span.start);
+        if (k > 0) expect(span.start).toBeGreaterThanOrEqual(spans[k - 1].end);
+      });
+      expect(bitIdentical(await prepared.infer(inputs), before)).toBe(true);
+    } finally {
+      prepared.dispose();
+    }
   });
 
   it('zoo:blazeface: every planner of the registry computes the same outputs inside its plan (bit for bit, and as the CPU does)', async () => {
