@@ -20,12 +20,12 @@ export interface MemoryView {
  * Each node's kernel as a closure over the memory, in `order`: where there is an engine, in
  * place (arena-kernels.ts `layerKernel`) where the executor runs the node so (inPlaceLayer),
  * or the engine's op kernel where it has one (arena-op-kernels.ts); else its kernel on views.
- * (Activations run fused into the op before them where the graph has them so: the records of
- * an in-place executor fuse them before planning, executionRecords.) Split (parts.ts): `parts` closures
- * per node, node k's part p at k * parts + p (a kernel on views runs whole in part 0),
- * working in band `slot` of each node's scratch (the band of the thread that runs them). `derived`: bytes of weights a view kernel derived in a
- * form of its own (outside the memory). The main thread and every worker thread build their
- * own.
+ * Activations the graph has fused into their producers run there (the CPU backends' records
+ * fuse standalone ones before planning: execution-records.ts). Split (parts.ts): `parts`
+ * closures per node, node k's part p at k * parts + p (a kernel on views runs whole in part
+ * 0), working in band `slot` of each node's scratch (the band of the thread that runs them).
+ * `derived`: bytes of weights a view kernel derived in a form of its own (outside the
+ * memory). The main thread and every worker thread build their own.
  */
 export function nodeKernels(view: MemoryView, order: readonly Node[], parts = 1, slot = 0): { kernels: (() => void)[]; derived: number } {
   let derived = 0;
