@@ -115,11 +115,13 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
   const { engine, heap } = context;
   // At most the planned rows, and bands enough for every part.
   const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
-  // This thread's share of the layer's scratch; a layer that frames nothing has none.
-  const frameAt = memory.scratchBytes > 0 ? context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4 : -1;
+  const { rows, cols, edges, inPlace } = depthwiseLayout(g);
+  // This thread's share of the layer's scratch; a layer that frames nothing (every window inside) has none.
+  const frames = !inPlace || rows.start > 0 || rows.end < g.oh || edges.length > 0;
+  if (frames && memory.scratchBytes === 0) throw new BackendError(`node ${node.name} frames part of its input but was given no scratch.`);
+  const frameAt = frames ? context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4 : 0;
   const width = depthwiseFrame(g, 1).width;
   const imageRow = g.w * g.c;
-  const { rows, cols, edges, inPlace } = depthwiseLayout(g);
   // Frames the columns [firstColumn, firstColumn + columns) of input rows r0 * sh - pt on at `at`, zeros outside.
   const frame = (at: number, n: number, r0: number, count: number, firstColumn: number, columns: number): void => {
     const frameRows = depthwiseFrame(g, count).rows;
