@@ -1,5 +1,5 @@
 import { elementCount, type Node } from '../../graph/ir.ts';
-import { convGeometryOf, depthwiseFrame, depthwiseLayout, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
+import { convGeometryOf, depthwiseFrame, depthwiseLayout, depthwiseScratchFloats, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
@@ -115,11 +115,12 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
   const { engine, heap } = context;
   // At most the planned rows, and bands enough for every part.
   const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
-  const { rows, cols, edges, inPlace } = depthwiseLayout(g);
-  // This thread's share of the layer's scratch; a layer that frames nothing (every window inside) has none.
-  const frames = !inPlace || rows.start > 0 || rows.end < g.oh || edges.length > 0;
-  if (frames && memory.scratchBytes === 0) throw new BackendError(`node ${node.name} frames part of its input but was given no scratch.`);
-  const frameAt = frames ? context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4 : 0;
+  const layout = depthwiseLayout(g);
+  const { rows, cols, edges, inPlace } = layout;
+  // This thread's share of the layer's scratch, which its frames must fit; a layer that frames nothing (every window inside) has none.
+  const frameFloats = depthwiseScratchFloats(g, layout, bandRows);
+  if (frameFloats * 4 > memory.scratchBytes) throw new BackendError(`node ${node.name} frames ${frameFloats * 4} bytes of its input but was given ${memory.scratchBytes} bytes of scratch.`);
+  const frameAt = frameFloats > 0 ? context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4 : 0;
   const width = depthwiseFrame(g, 1).width;
   const imageRow = g.w * g.c;
   // Frames the columns [firstColumn, firstColumn + columns) of input rows r0 * sh - pt on at `at`, zeros outside.

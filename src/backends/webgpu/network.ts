@@ -114,24 +114,32 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
     }
   }
 
-  async function runOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
-    writeInputs(inputs);
+  /** One command buffer, encoded by `build` and submitted inside a validation error scope; resolves once the device has checked it. */
+  async function submitChecked(label: string, what: string, build: (encoder: GPUCommandEncoder) => void): Promise<void> {
     device.pushErrorScope('validation');
     let rejected: Promise<GPUError | null>;
     try {
-      const encoder = device.createCommandEncoder({ label: graph.name });
+      const encoder = device.createCommandEncoder({ label });
+      build(encoder);
+      device.queue.submit([encoder.finish()]);
+    } finally {
+      rejected = device.popErrorScope();
+    }
+    const error = await context.settle(rejected);
+    if (error) throw new BackendError(`the WebGPU device rejected ${what}: ${error.message}`);
+  }
+
+  async function runOnce(inputs: ReadonlyMap<string, Float32Array>): Promise<Map<string, Float32Array>> {
+    writeInputs(inputs);
+    const checked = submitChecked(graph.name, `the inference of ${graph.name}`, (encoder) => {
       const pass = encoder.beginComputePass(timer.passDescriptor());
       encode(pass, dispatches);
       pass.end();
       timer.encodeResolve(encoder);
       for (const output of outputs) encoder.copyBufferToBuffer(output.range.buffer, output.range.offset, staging, output.at, output.range.size);
-      device.queue.submit([encoder.finish()]);
-      timer.submitted();
-    } finally {
-      rejected = device.popErrorScope();
-    }
-    const error = await context.settle(rejected);
-    if (error) throw new BackendError(`the WebGPU device rejected the inference of ${graph.name}: ${error.message}`);
+    });
+    timer.submitted();
+    await checked;
     const [elapsed] = await Promise.all([timer.elapsedMs(), context.settle(staging.mapAsync(flags.MAP_MODE_READ))]);
     lastDeviceMs = elapsed;
     try {
@@ -156,19 +164,11 @@ function preparedNetwork(context: GpuContext, request: PrepareRequest, memory: G
     const spans: OperatorSpan[] = [];
     for (const [step, { node, dispatches: list }] of nodes.entries()) {
       const start = epochMs();
-      device.pushErrorScope('validation');
-      let rejected: Promise<GPUError | null>;
-      try {
-        const encoder = device.createCommandEncoder({ label: node.name });
+      await submitChecked(node.name, `node ${node.name} of ${graph.name}`, (encoder) => {
         const pass = encoder.beginComputePass({ label: node.name });
         encode(pass, list);
         pass.end();
-        device.queue.submit([encoder.finish()]);
-      } finally {
-        rejected = device.popErrorScope();
-      }
-      const error = await context.settle(rejected);
-      if (error) throw new BackendError(`the WebGPU device rejected node ${node.name} of ${graph.name}: ${error.message}`);
+      });
       await context.settle(device.queue.onSubmittedWorkDone());
       spans.push({ node: node.name, op: node.op, step, thread: 'device', start, end: epochMs() });
     }
