@@ -112,7 +112,7 @@ interface DepthwiseOperands {
  */
 function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: DepthwiseOperands, share: Share): () => void {
   const { part, parts } = share;
-  const { engine, heap } = context;
+  const { engine } = context;
   // At most the planned rows, and bands enough for every part.
   const bandRows = Math.min(memory.bandRows, Math.ceil((g.n * g.oh) / parts));
   const layout = depthwiseLayout(g);
@@ -133,14 +133,15 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
       const iy = r0 * g.sh - g.pt + fy;
       const row = at + fy * rowFloats;
       if (iy < 0 || iy >= g.h || ix1 <= ix0) {
-        heap.fill(0, row, row + rowFloats);
+        engine.zero(row, rowFloats);
         continue;
       }
       const left = (ix0 - firstColumn) * g.c;
       const right = (ix1 - firstColumn) * g.c;
-      heap.fill(0, row, row + left);
-      heap.copyWithin(row + left, v.x + (n * g.h + iy) * imageRow + ix0 * g.c, v.x + (n * g.h + iy) * imageRow + ix1 * g.c);
-      heap.fill(0, row + right, row + rowFloats);
+      // By the engine: TypedArray fill and copyWithin are slow on the shared memory (elementwise.ts zeroFunction).
+      if (left > 0) engine.zero(row, left);
+      engine.copyRuns(v.x + (n * g.h + iy) * imageRow + ix0 * g.c, 0, row + left, 0, right - left, 1);
+      if (right < rowFloats) engine.zero(row + right, rowFloats - right);
     }
   };
   // Output rows [r0, r0 + count), columns [c0, c1), from a frame at `at` of `columns` columns whose first is input column c0 * sw - pl.

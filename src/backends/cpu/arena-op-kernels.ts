@@ -215,10 +215,10 @@ function padKernel(node: PadNode, context: ArenaContext): (() => void) | undefin
       index[d] = 0;
     }
   }
-  const { engine, heap } = context;
+  const { engine } = context;
   const step = outStrides[rank - 2];
   return () => {
-    heap.fill(0, out, out + total);
+    engine.zero(out, total);
     for (const { src, dst } of starts) engine.copyRuns(src, len, dst, step, len, rows);
   };
 }

@@ -29,7 +29,7 @@ export function depthwiseFunction(fused: boolean): FunctionBuilder {
   const tapX2 = f.local(I32);
   const wv = Array.from({ length: 9 }, () => f.local(V128));
   const bv = f.local(V128);
-  const av = f.local(V128);
+  const rowSums = [f.local(V128), f.local(V128), f.local(V128)];
   const ws = Array.from({ length: 9 }, () => f.local(F32));
   const bs = f.local(F32);
   const as = f.local(F32);
@@ -64,32 +64,57 @@ export function depthwiseFunction(fused: boolean): FunctionBuilder {
     f.get(inRow).get(cb).add().set(ip);
     f.get(outRow).get(cb).add().tee(op).get(cols).get(pixel).mul().add().set(opEnd);
     f.loop();
-    const accumulator = vectorized ? av : as;
-    f.get(vectorized ? bv : bs).set(accumulator);
-    for (let ky = 0; ky < 3; ky++) {
-      // p = the tap row's first tap.
-      if (ky === 0) f.get(ip).set(p);
-      else f.get(p).get(tapY).add().set(p);
-      for (let kx = 0; kx < 3; kx++) {
-        const tap = (): void => {
-          f.get(p);
-          if (kx > 0) f.get(kx === 1 ? tapX : tapX2).add();
-          f.load(vectorized).get(weights[ky * 3 + kx]);
-        };
-        if (vectorized) f.mulAddInto(accumulator, fused, tap);
-        else {
-          f.get(accumulator);
-          tap();
-          f.f32Mul().f32Add().set(accumulator);
-        }
-      }
+    if (vectorized) vectorPixel();
+    else {
+      // One channel's pixel: one chain from the bias.
+      f.get(bs).set(as);
+      eachTap(false, (_ky, _kx, tap) => {
+        f.get(as);
+        tap();
+        f.f32Mul().f32Add().set(as);
+      });
+      f.get(op).get(as).clampTo(false, lo, hi).store(false);
     }
-    f.get(op)
-      .get(accumulator)
-      .clampTo(vectorized, vectorized ? vlo : lo, vectorized ? vhi : hi)
-      .store(vectorized);
     f.get(ip).get(inColStep).add().set(ip);
     f.get(op).get(pixel).add().tee(op).get(opEnd).ltU().brIf(0);
     f.end();
+  }
+
+  /**
+   * The 9 taps of the window at ip, row by row (p at each tap row's first tap): `use` emits
+   * what tap (ky, kx) adds, given `tap`, which pushes its input value and its weight.
+   */
+  function eachTap(vectorized: boolean, use: (ky: number, kx: number, tap: () => void) => void): void {
+    const weights = vectorized ? wv : ws;
+    for (let ky = 0; ky < 3; ky++) {
+      if (ky === 0) f.get(ip).set(p);
+      else f.get(p).get(tapY).add().set(p);
+      for (let kx = 0; kx < 3; kx++) {
+        use(ky, kx, () => {
+          f.get(p);
+          if (kx > 0) f.get(kx === 1 ? tapX : tapX2).add();
+          f.load(vectorized).get(weights[ky * 3 + kx]);
+        });
+      }
+    }
+  }
+
+  /**
+   * One output pixel's 4 channels: each tap row summed into an accumulator of its own (the
+   * first from the bias), then the three added. Three short chains of multiply-adds instead
+   * of one of nine: a multiply-add waits for the one before it in its chain (measured on
+   * 112x112x32: 501-518 to 383 us).
+   */
+  function vectorPixel(): void {
+    eachTap(true, (ky, kx, tap) => {
+      if (ky > 0 && kx === 0) {
+        tap();
+        f.f32x4Mul().set(rowSums[ky]);
+        return;
+      }
+      if (ky === 0 && kx === 0) f.get(bv).set(rowSums[0]);
+      f.mulAddInto(rowSums[ky], fused, tap);
+    });
+    f.get(op).get(rowSums[0]).get(rowSums[1]).f32x4Add().get(rowSums[2]).f32x4Add().clampTo(true, vlo, vhi).v128Store();
   }
 }

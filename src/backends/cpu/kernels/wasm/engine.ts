@@ -1,7 +1,7 @@
 import type { ConvGeometry } from '../../../../graph/window-geometry.ts';
 import { BackendError } from '../../../backend-error.ts';
 import { depthwiseFunction } from './depthwise.ts';
-import { binaryFunction, clampFunction, copyRunsFunction, rowsFunction, type BinaryOp } from './elementwise.ts';
+import { binaryFunction, clampFunction, copyRunsFunction, rowsFunction, zeroFunction, type BinaryOp } from './elementwise.ts';
 import { MAX_PAGES, encodeModule } from './encoder.ts';
 import { gemmFunction } from './gemm.ts';
 import { im2colFunction } from './im2col.ts';
@@ -71,6 +71,8 @@ export interface SimdEngine {
   clamp(x: number, out: number, n: number, lo: number, hi: number): void;
   /** `count` runs of `floats` floats, the k-th from src + k*srcStep to dst + k*dstStep (memmove each); offsets in floats. */
   copyRuns(src: number, srcStep: number, dst: number, dstStep: number, floats: number, count: number): void;
+  /** Zeros `floats` floats from `at` (an offset in floats). */
+  zero(at: number, floats: number): void;
   /**
    * Rows of im2col for output pixels [p0, p0 + rows) of one group (wasm/im2col.ts), from the
    * NHWC input at x (its first pixel, the group's first channel) to col; offsets in floats.
@@ -185,6 +187,7 @@ function compileKernels(shared: boolean, relaxed: boolean): object | null {
       rowsFunction('mul'),
       clampFunction(),
       copyRunsFunction(),
+      zeroFunction(),
       im2colFunction(),
       resizeFunction(),
     ];
@@ -211,7 +214,7 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
     const gemm = instance.exports.gemm as GemmExport;
     const dw3x3 = instance.exports.dw3x3 as Export;
     const kernel = (name: string): Export => instance.exports[name] as Export;
-    const [maxpool, avgpool, clamp, copyRuns, im2col, resize] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('im2col'), kernel('resize')];
+    const [maxpool, avgpool, clamp, copyRuns, zero, im2col, resize] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('zero'), kernel('im2col'), kernel('resize')];
     const binary = { add: kernel('add'), mul: kernel('mul') };
     const rows = { add: kernel('add_rows'), mul: kernel('mul_rows') };
     let view = new Float32Array(memory.buffer as ArrayBuffer);
@@ -258,6 +261,9 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
       },
       copyRuns(src, srcStep, dst, dstStep, floats, count) {
         copyRuns(src * 4, srcStep * 4, dst * 4, dstStep * 4, floats * 4, count);
+      },
+      zero(at, floats) {
+        zero(at * 4, floats * 4);
       },
       im2col(x, g, p0, count, col) {
         im2col(x * 4, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.cg, p0, count, col * 4);

@@ -15,7 +15,7 @@ export function im2colFunction(): FunctionBuilder {
     Array.from({ length: 18 }, () => I32),
   );
   const [x, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cg, p0, rows, col] = Array.from({ length: 18 }, (_, i) => f.param(i));
-  const [plane, n, oy, ox, row, iy0, ix0, ky, kx, iy, ix, whole, tapBytes, cBytes, rowBytes, imageBytes, base] = Array.from({ length: 17 }, () => f.local(I32));
+  const [plane, n, oy, ox, row, iy0, ix0, ky, kx, iy, ix, whole, tapBytes, cBytes, rowBytes, imageBytes, base, from, runBytes] = Array.from({ length: 19 }, () => f.local(I32));
   f.get(oh).get(ow).mul().set(plane);
   f.get(p0).get(plane).divU().set(n);
   f.get(p0).get(n).get(plane).mul().sub().tee(oy).get(ow).divU().set(oy);
@@ -42,7 +42,9 @@ export function im2colFunction(): FunctionBuilder {
       f.else();
       f.get(x).get(n).get(imageBytes).mul().add().get(iy).get(rowBytes).mul().add().set(base);
       f.get(whole).if();
-      f.get(col).get(base).get(ix0).get(cBytes).mul().add().get(kw).get(tapBytes).mul().memoryCopy();
+      f.get(base).get(ix0).get(cBytes).mul().add().set(from);
+      f.get(kw).get(tapBytes).mul().set(runBytes);
+      f.copyFloats(col, from, runBytes);
       f.get(col).get(kw).get(tapBytes).mul().add().set(col);
       f.else();
       f.i32(0).set(kx);
@@ -50,7 +52,8 @@ export function im2colFunction(): FunctionBuilder {
         f.get(ix0).get(kx).get(dw).mul().add().tee(ix).get(w).geU().if();
         f.get(col).i32(0).get(tapBytes).memoryFill();
         f.else();
-        f.get(col).get(base).get(ix).get(cBytes).mul().add().get(tapBytes).memoryCopy();
+        f.get(base).get(ix).get(cBytes).mul().add().set(from);
+        f.copyFloats(col, from, tapBytes);
         f.end();
         f.get(col).get(tapBytes).add().set(col);
       });

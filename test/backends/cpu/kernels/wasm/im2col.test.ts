@@ -8,12 +8,14 @@ import { randomArray, rng } from '../helpers.ts';
 describe('the im2col kernel', () => {
   it('writes, for any band of output pixels of any group, the very rows the TypeScript fillColumnsNhwc writes (fast-check)', () => {
     const small = fc.integer({ min: 1, max: 4 });
+    // Channels a group: few (taps of under 16 bytes), and enough that a window row is a run of 256 bytes or more (copied by memory.copy, shorter runs move inline).
+    const channels = fc.oneof(small, fc.integer({ min: 5, max: 40 }));
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 2 }),
         fc.integer({ min: 1, max: 7 }),
         fc.integer({ min: 1, max: 7 }),
-        small,
+        channels,
         fc.integer({ min: 1, max: 3 }),
         small,
         small,
@@ -39,14 +41,16 @@ describe('the im2col kernel', () => {
           const k = kh * kw * cg;
           const want = new Float32Array(rows * k);
           fillColumnsNhwc(x, g, group * cg, p0, rows, want, 0);
-          const memory = sharedMemory(Math.ceil(((x.length + want.length) * 4 + 256) / 65536));
+          const memory = sharedMemory(Math.ceil(((x.length + want.length) * 4 + 512) / 65536));
           const engine = simdEngineOn(memory!)!;
           const heap = engine.heap();
           const [xAt, colAt] = [16, 16 + Math.ceil(x.length / 4) * 4];
           heap.set(x, xAt);
-          heap.fill(Number.NaN, colAt, colAt + want.length);
+          // NaN over the band and 8 floats past it: the rows are written, nothing after them.
+          heap.fill(Number.NaN, colAt, colAt + want.length + 8);
           engine.im2col(xAt + group * cg, g, p0, rows, colAt);
           expect(heap.subarray(colAt, colAt + want.length)).toEqual(want);
+          expect([...heap.subarray(colAt + want.length, colAt + want.length + 8)].every(Number.isNaN)).toBe(true);
         },
       ),
       { numRuns: 300 },
