@@ -4,6 +4,7 @@ import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
 import { clampRange, finishActivation } from './kernels/activation.ts';
+import { depthwisePixelNhwc } from './kernels/conv.ts';
 import { KERNELS, WEIGHT_PREPARERS } from './kernels/index.ts';
 import type { ArenaContext } from './arena-context.ts';
 import { arenaOpKernel } from './arena-op-kernels.ts';
@@ -76,11 +77,15 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext, 
     case 'depthwise3x3':
       return depthwise3x3Kernel(node, g, memory, context, { x, weights, out, lo, hi, finish }, share);
     case 'depthwise': {
+      // Any other depthwise convolution: the CPU kernel's per-pixel loop (float64 sums) over the memory, the taps and bias where the weights lie.
       const accumulators = new Float64Array(g.o);
       const { start, end } = partRange(g.oh, part, parts);
       if (start === end) return IDLE;
+      const operands = { x: heap, xAt: x, taps: heap, tapsAt: weights, bias: heap, biasAt: weights + g.kh * g.kw * g.o, out: heap, outAt: out };
       return () => {
-        depthwiseLoop(heap, x, g, weights, out, lo, hi, accumulators, start, end);
+        for (let n = 0; n < g.n; n++) {
+          for (let oy = start; oy < end; oy++) for (let ox = 0; ox < g.ow; ox++) depthwisePixelNhwc(operands, g, lo, hi, accumulators, n, oy, ox);
+        }
         for (let n = 0; n < g.n; n++) finish((n * g.oh + start) * g.ow, (n * g.oh + end) * g.ow);
       };
     }
@@ -194,47 +199,6 @@ function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory
       }
     }
   };
-}
-
-/**
- * Any other depthwise convolution, output rows [rowStart, rowEnd) of each image, pixel by
- * pixel over the input where it lies, with the taps [kh*kw][channels] and bias read from
- * the buffer: the CPU backend's per-pixel loop (accumulating in float64, taps outside the
- * input skipped), so the sums are the same.
- */
-function depthwiseLoop(heap: Float32Array, x: number, g: ConvGeometry, weights: number, out: number, lo: number, hi: number, acc: Float64Array, rowStart: number, rowEnd: number): void {
-  const { n: batch, h, w, c, oh, ow, o, kh, kw, sh, sw, dh, dw, pt, pl } = g;
-  const mult = o / c;
-  const bias = weights + kh * kw * o;
-  for (let n = 0; n < batch; n++) {
-    for (let oy = rowStart; oy < rowEnd; oy++) {
-      for (let ox = 0; ox < ow; ox++) {
-        for (let j = 0; j < o; j++) acc[j] = heap[bias + j];
-        const iy0 = oy * sh - pt;
-        const ix0 = ox * sw - pl;
-        const kyLo = iy0 >= 0 ? 0 : Math.ceil(-iy0 / dh);
-        const kyHi = Math.min(kh, Math.floor((h - 1 - iy0) / dh) + 1);
-        const kxLo = ix0 >= 0 ? 0 : Math.ceil(-ix0 / dw);
-        const kxHi = Math.min(kw, Math.floor((w - 1 - ix0) / dw) + 1);
-        for (let ky = kyLo; ky < kyHi; ky++) {
-          const rowBase = (n * h + iy0 + ky * dh) * w;
-          for (let kx = kxLo; kx < kxHi; kx++) {
-            const xi = x + (rowBase + ix0 + kx * dw) * c;
-            const wi = weights + (ky * kw + kx) * o;
-            for (let ch = 0, j = 0; ch < c; ch++) {
-              const v = heap[xi + ch];
-              for (let m = 0; m < mult; m++, j++) acc[j] += v * heap[wi + j];
-            }
-          }
-        }
-        const at = out + ((n * oh + oy) * ow + ox) * o;
-        for (let j = 0; j < o; j++) {
-          const v = acc[j];
-          heap[at + j] = v < lo ? lo : v > hi ? hi : v;
-        }
-      }
-    }
-  }
 }
 
 type DenseNode = Extract<Node, { op: 'FullyConnected' }>;

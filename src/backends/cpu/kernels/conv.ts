@@ -355,16 +355,17 @@ function depthwiseNhwc(x: Float32Array, g: ConvGeometry, wts: DepthwiseWeights, 
     return;
   }
   const taps = depthwiseFloat64(wts);
+  const operands: DepthwiseOperandsAt = { x, xAt: 0, taps, tapsAt: 0, bias, biasAt: 0, out, outAt: 0 };
   for (let n = 0; n < batch; n++) {
     for (let oy = 0; oy < oh; oy++) {
       if (fast && oy >= oyLo && oy < oyHi && oxHi > oxLo) {
-        for (let ox = 0; ox < oxLo; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
+        for (let ox = 0; ox < oxLo; ox++) depthwisePixelNhwc(operands, g, lo, hi, acc, n, oy, ox);
         const iy0 = oy * sh - pt;
         const r0 = (n * h + iy0) * w * c;
         depthwise3x3Row(x, c, r0, r0 + dh * w * c, r0 + 2 * dh * w * c, oxLo * sw - pl, sw, dw, oxHi - oxLo, ((n * oh + oy) * ow + oxLo) * c, taps, bias, out, lo, hi);
-        for (let ox = oxHi; ox < ow; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
+        for (let ox = oxHi; ox < ow; ox++) depthwisePixelNhwc(operands, g, lo, hi, acc, n, oy, ox);
       } else {
-        for (let ox = 0; ox < ow; ox++) depthwisePixelNhwc(x, g, taps, bias, out, 0, lo, hi, acc, n, oy, ox);
+        for (let ox = 0; ox < ow; ox++) depthwisePixelNhwc(operands, g, lo, hi, acc, n, oy, ox);
       }
     }
   }
@@ -427,30 +428,32 @@ function depthwise3x3Simd(engine: SimdEngine, x: Float32Array, g: ConvGeometry, 
   }
 }
 
+/** Where a depthwise pixel's operands lie: each an array and the offset of its first value. */
+export interface DepthwiseOperandsAt {
+  readonly x: Float32Array;
+  readonly xAt: number;
+  /** The taps [kh*kw][o], then (anywhere) the bias [o]. */
+  readonly taps: ArrayLike<number>;
+  readonly tapsAt: number;
+  readonly bias: ArrayLike<number>;
+  readonly biasAt: number;
+  readonly out: Float32Array;
+  readonly outAt: number;
+}
+
 /**
- * All output channels of one pixel, any kernel, multiplier and dilation, written to `out`
- * from `outOffset`: taps outside the input are skipped (their range computed, not tested
- * per tap).
+ * All output channels of one pixel, any kernel, multiplier and dilation, accumulated in
+ * float64 and clamped to [lo, hi]: taps outside the input are skipped (their range
+ * computed, not tested per tap). The CPU kernel runs it on its own arrays, the in-place
+ * executor (arena-kernels.ts) on the one memory, so both compute the same sums.
  */
-function depthwisePixelNhwc(
-  x: Float32Array,
-  g: ConvGeometry,
-  wts: Float64Array,
-  bias: Float32Array,
-  out: Float32Array,
-  outOffset: number,
-  lo: number,
-  hi: number,
-  acc: Float64Array,
-  n: number,
-  oy: number,
-  ox: number,
-): void {
+export function depthwisePixelNhwc(v: DepthwiseOperandsAt, g: ConvGeometry, lo: number, hi: number, acc: Float64Array, n: number, oy: number, ox: number): void {
   lo = Math.fround(lo);
   hi = Math.fround(hi);
+  const { x, xAt, taps, tapsAt, bias, biasAt } = v;
   const { h, w, c, ow, oh, o, kw, sh, sw, dh, dw, pt, pl } = g;
   const mult = o / c;
-  for (let j = 0; j < o; j++) acc[j] = bias[j];
+  for (let j = 0; j < o; j++) acc[j] = bias[biasAt + j];
   const iy0 = oy * sh - pt;
   const ix0 = ox * sw - pl;
   const kyLo = iy0 >= 0 ? 0 : Math.ceil(-iy0 / dh);
@@ -460,22 +463,23 @@ function depthwisePixelNhwc(
   for (let ky = kyLo; ky < kyHi; ky++) {
     const rowBase = (n * h + iy0 + ky * dh) * w;
     for (let kx = kxLo; kx < kxHi; kx++) {
-      const xi = (rowBase + ix0 + kx * dw) * c;
-      const wi = (ky * kw + kx) * o;
+      const xi = xAt + (rowBase + ix0 + kx * dw) * c;
+      const wi = tapsAt + (ky * kw + kx) * o;
       if (mult === 1) {
-        for (let ch = 0; ch < c; ch++) acc[ch] += x[xi + ch] * wts[wi + ch];
+        for (let ch = 0; ch < c; ch++) acc[ch] += x[xi + ch] * taps[wi + ch];
       } else {
         for (let ch = 0, j = 0; ch < c; ch++) {
-          const v = x[xi + ch];
-          for (let m = 0; m < mult; m++, j++) acc[j] += v * wts[wi + j];
+          const value = x[xi + ch];
+          for (let m = 0; m < mult; m++, j++) acc[j] += value * taps[wi + j];
         }
       }
     }
   }
-  const at = outOffset + ((n * oh + oy) * ow + ox) * o;
+  const { out } = v;
+  const at = v.outAt + ((n * oh + oy) * ow + ox) * o;
   for (let j = 0; j < o; j++) {
-    const v = acc[j];
-    out[at + j] = v < lo ? lo : v > hi ? hi : v;
+    const value = acc[j];
+    out[at + j] = value < lo ? lo : value > hi ? hi : value;
   }
 }
 
