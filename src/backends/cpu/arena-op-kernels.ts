@@ -11,7 +11,8 @@ import { IDLE, partRange, type Share, WHOLE } from './parts.ts';
  * (kernels/wasm/pool.ts, elementwise.ts, resize.ts): max and average pools of NHWC
  * networks, Add and Mul of equal shapes or against a row repeated over the other operand (a
  * per-channel vector in NHWC), ReLU and ReLU6, concatenation along any axis and zero
- * padding, each then its fused activation, and bilinear resizes of NHWC images. Undefined
+ * padding, each then its fused activation, bilinear resizes of NHWC images, and the mean of
+ * each channel over an NHWC image (GlobalAveragePool, Mean over height and width). Undefined
  * for any other node, or one whose operands these kernels do not take (a constant operand,
  * NCHW pools, other broadcasts, a nearest resize): the CPU kernel then runs on views,
  * computing the same function (to float32 rounding: an average or a resize here sums in
@@ -42,6 +43,9 @@ export function arenaOpKernel(node: Node, context: ArenaContext, { part, parts }
       return concatKernel(node, context, part, parts);
     case 'Pad':
       return wholeInPartZero(padKernel(node, context), part);
+    case 'Mean':
+    case 'GlobalAveragePool':
+      return graph.layout === 'NHWC' ? wholeInPartZero(spatialMeanKernel(node, context), part) : undefined;
     case 'Resize':
       return graph.layout === 'NHWC' && node.mode === 'bilinear' ? resizeKernel(node, context, part, parts) : undefined;
     default:
@@ -220,6 +224,29 @@ function padKernel(node: PadNode, context: ArenaContext): (() => void) | undefin
   return () => {
     engine.zero(out, total);
     for (const { src, dst } of starts) engine.copyRuns(src, len, dst, step, len, rows);
+  };
+}
+
+type MeanNode = Extract<Node, { op: 'Mean' | 'GlobalAveragePool' }>;
+
+/**
+ * The mean of each channel over height and width of NHWC images (GlobalAveragePool, or a Mean
+ * over axes 1 and 2, kept or not: the output's values lie the same either way), as the
+ * average pool whose one window is the whole image. Undefined for a Mean over other axes.
+ */
+function spatialMeanKernel(node: MeanNode, context: ArenaContext): (() => void) | undefined {
+  const shape = shapeOf(context, node.inputs[0]);
+  if (shape.length !== 4) return undefined;
+  if (node.op === 'Mean') {
+    const axes = new Set(node.axes.map((axis) => (axis < 0 ? axis + 4 : axis)));
+    if (axes.size !== 2 || !axes.has(1) || !axes.has(2)) return undefined;
+  }
+  const [batch, h, w, c] = shape;
+  const x = context.at(node.inputs[0]);
+  const out = context.at(node.outputs[0]);
+  const { engine } = context;
+  return () => {
+    for (let n = 0; n < batch; n++) engine.pool(false, x + n * h * w * c, out + n * c, h, w, c, 1, 1, h, w, 1, 1, 0, 0);
   };
 }
 

@@ -29,8 +29,13 @@ function arenaOf(spec: OpSpec, shapes: readonly (readonly number[])[], options: 
   return { context: { graph, engine, heap: engine.heap(), at: (id) => offsets.get(id) ?? -1 }, node, outShape };
 }
 
-/** The op run by the engine's kernel where its tensors lie, and by the TypeScript kernel on arrays of its own. */
-function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: number, tolerance = 1e-6): void {
+/**
+ * The op run by the engine's kernel where its tensors lie, and by the TypeScript kernel on
+ * arrays of its own. `floor`: the error is taken relative to at least this magnitude, for an
+ * engine that sums in float32 (an average's error follows its inputs' magnitude, which a
+ * small average does not show).
+ */
+function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: number, tolerance = 1e-6, floor = 0): void {
   const { context, node, outShape } = arenaOf(spec, shapes);
   const random = rng(seed);
   const inputs = shapes.map((shape) => randomArray(elementCount(shape), random, 3));
@@ -41,7 +46,9 @@ function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: num
   expect(kernel, `${spec.op} on ${JSON.stringify(shapes)}: the engine takes it`).toBeDefined();
   kernel?.();
   const want = runKernel(spec, inputs, shapes, 'NHWC', outShape).output;
-  expectClose(context.heap.subarray(y, y + want.length), want, tolerance, `${spec.op} ${JSON.stringify(shapes)}`);
+  const got = context.heap.subarray(y, y + want.length);
+  if (floor > 0) want.forEach((value, i) => expect(Math.abs(got[i] - value), `${spec.op} ${JSON.stringify(shapes)} element ${i}`).toBeLessThanOrEqual(tolerance * Math.max(floor, Math.abs(value))));
+  else expectClose(got, want, tolerance, `${spec.op} ${JSON.stringify(shapes)}`);
 }
 
 const activation = fc.constantFrom<Activation>('none', 'relu', 'relu6', 'relu-n1-to-1', 'sigmoid', 'tanh');
@@ -72,7 +79,9 @@ describe('the SIMD engine runs ops without weights where their tensors lie, as t
           const valid = pad.kind !== 'valid' || (kh <= h && kw <= w);
           const explicitFits = pad.kind !== 'explicit' || (kh <= h + pad.pads[0] + pad.pads[2] && kw <= w + pad.pads[1] + pad.pads[3]);
           fc.pre(valid && explicitFits);
-          compare({ op, kernel: [kh, kw], strides: [sh, sw], padding: pad, activation: act }, [[n, h, w, c]], seed);
+          // An average sums up to kh*kw inputs of magnitude up to 3 in float32: within kh*kw + 2 roundings of 2^-24 of 3 (the sum, 1 / count, the product, the reference's store).
+          const averaged = op === 'AveragePool' ? [(kh * kw + 2) * 2 ** -24, 3] : [];
+          compare({ op, kernel: [kh, kw], strides: [sh, sw], padding: pad, activation: act }, [[n, h, w, c]], seed, ...averaged);
         },
       ),
       { numRuns: 150 },
@@ -136,20 +145,54 @@ describe('the SIMD engine runs ops without weights where their tensors lie, as t
         fc.nat(),
         (n, h, w, c, oh, ow, alignCorners, halfPixelCenters, seed) => {
           fc.pre(!(alignCorners && halfPixelCenters));
-          compare({ op: 'Resize', mode: 'bilinear', size: [oh, ow], alignCorners, halfPixelCenters }, [[n, h, w, c]], seed);
+          // The engine interpolates in float32 (its fractions, four products, their sums): within 16 roundings of 2^-24 of the inputs' magnitude, 3.
+          compare({ op: 'Resize', mode: 'bilinear', size: [oh, ow], alignCorners, halfPixelCenters }, [[n, h, w, c]], seed, 16 * 2 ** -24, 3);
         },
       ),
       { numRuns: 150 },
     );
   });
 
-  it('leaves to the view kernels what it does not take: a constant operand, an NCHW pool, a nearest resize, an op it has no kernel for', () => {
+  it('the mean of each channel over height and width: GlobalAveragePool, and Mean over axes 1 and 2, kept or not (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 }), dim, dim, fc.integer({ min: 1, max: 21 }), fc.boolean(), fc.boolean(), fc.nat(), (n, h, w, c, negative, keepDims, seed) => {
+        for (const spec of [{ op: 'GlobalAveragePool' } as const, { op: 'Mean', axes: negative ? [-3, -2] : [2, 1], keepDims } as const]) {
+          const { context, node } = arenaOf(spec, [[n, h, w, c]]);
+          const x = randomArray(n * h * w * c, rng(seed), 3);
+          context.heap.set(x, context.at('x0'));
+          const kernel = arenaOpKernel(node, context);
+          expect(kernel, `${spec.op}: the engine takes it`).toBeDefined();
+          kernel?.();
+          const got = context.heap.subarray(context.at('y'), context.at('y') + n * c);
+          // The engine sums in float32: each mean within (h*w + 1) roundings of 2^-24 of the mean magnitude (the bound of a running sum), the TypeScript kernel's float64 mean being exact by comparison.
+          for (let image = 0; image < n; image++) {
+            for (let ch = 0; ch < c; ch++) {
+              let sum = 0;
+              let magnitude = 0;
+              for (let p = 0; p < h * w; p++) {
+                const v = x[(image * h * w + p) * c + ch];
+                sum += v;
+                magnitude += Math.abs(v);
+              }
+              const bound = (h * w + 1) * 2 ** -24 * (magnitude / (h * w));
+              expect(Math.abs(got[image * c + ch] - sum / (h * w)), `${spec.op} image ${image} channel ${ch}`).toBeLessThanOrEqual(bound);
+            }
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('leaves to the view kernels what it does not take: a constant operand, an NCHW pool, a Mean over channels, a nearest resize, an op it has no kernel for', () => {
     const constant = arenaOf({ op: 'Add', activation: 'none' }, [[1, 4, 4, 8], [8]], { constant: 1 });
     expect(arenaOpKernel(constant.node, constant.context)).toBeUndefined();
     const nchw = arenaOf({ op: 'MaxPool', kernel: [2, 2], strides: [2, 2], padding: { kind: 'valid' }, activation: 'none' }, [[1, 3, 4, 4]], { layout: 'NCHW' });
     expect(arenaOpKernel(nchw.node, nchw.context)).toBeUndefined();
     const softmax = arenaOf({ op: 'Softmax', axis: -1, beta: 1 }, [[2, 5]]);
     expect(arenaOpKernel(softmax.node, softmax.context)).toBeUndefined();
+    const channelMean = arenaOf({ op: 'Mean', axes: [3], keepDims: false }, [[1, 4, 4, 3]]);
+    expect(arenaOpKernel(channelMean.node, channelMean.context)).toBeUndefined();
     const nearest = arenaOf({ op: 'Resize', mode: 'nearest', size: [8, 8], alignCorners: false, halfPixelCenters: false }, [[1, 4, 4, 3]]);
     expect(arenaOpKernel(nearest.node, nearest.context)).toBeUndefined();
   });
