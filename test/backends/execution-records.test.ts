@@ -11,20 +11,23 @@ describe('the records a backend runs a network with', () => {
     for (const backend of [cpuBackend, cpuParallelBackend]) {
       expect(executionRecords(backend, { scratch: false, fuseActivations: false, includeGraphIO: true })).toEqual({ includeGraphIO: true, elementSize: 4, scratch: true, fuseActivations: true });
     }
-    // WebGPU runs the graph as it is given: the option stays the user's.
-    expect(executionRecords(webgpuBackend, { fuseActivations: false, elementSize: 2 })).toEqual({ fuseActivations: false, elementSize: 4 });
+    // WebGPU fuses activations too, and plans no scratch, whatever was asked.
+    expect(executionRecords(webgpuBackend, { fuseActivations: false, scratch: true, elementSize: 2 })).toEqual({ fuseActivations: true, elementSize: 4 });
   });
 
-  it("plan no sum a ReLU alone reads on the CPU executors: BlazeFace's 17 standalone ReLUs run fused, and their sums are never written", () => {
-    const source = buildZooModel('zoo:blazeface');
-    const { graph, problem } = plannedProblem(source, executionRecords(cpuBackend));
-    const relus = source.nodes.filter((node) => node.op === 'Relu');
-    expect(relus).toHaveLength(17);
-    expect(graph.nodes).toHaveLength(source.nodes.length - relus.length);
-    const ids = new Set(problem.records.map((record) => record.id));
-    for (const relu of relus) {
-      expect(ids.has(relu.inputs[0]), relu.inputs[0]).toBe(false);
-      expect(ids.has(relu.outputs[0]), relu.outputs[0]).toBe(true);
-    }
-  });
+  it.each([cpuBackend, webgpuBackend])(
+    "plan no sum a ReLU alone reads on the CPU executors and WebGPU ($kind): BlazeFace's 17 standalone ReLUs run fused, and their sums are never written",
+    (backend) => {
+      const source = buildZooModel('zoo:blazeface');
+      const { graph, problem } = plannedProblem(source, executionRecords(backend));
+      const relus = source.nodes.filter((node) => node.op === 'Relu');
+      expect(relus).toHaveLength(17);
+      expect(graph.nodes).toHaveLength(source.nodes.length - relus.length);
+      const ids = new Set(problem.records.map((record) => record.id));
+      for (const relu of relus) {
+        expect(ids.has(relu.inputs[0]), relu.inputs[0]).toBe(false);
+        expect(ids.has(relu.outputs[0]), relu.outputs[0]).toBe(true);
+      }
+    },
+  );
 });

@@ -30,6 +30,8 @@ export const browserBackend: Backend<'browser'> = {
   kind: 'browser',
   title: "WebGPU in a headless browser: the WebGPU backend's kernels in a page of the system's Chromium (SwiftShader where there is no GPU)",
   traces: false,
+  // Its kernels take every activation fuseActivations folds into a producer (Conv, FullyConnected, Add, Mul, Concat, the pools): a dispatch and a buffer fewer each, as GPU delegates do.
+  fusesActivations: true,
   streamsWeights: false,
   parallelSteps: false,
   measuresRss: false,

@@ -2,6 +2,7 @@ import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
 import type { Problem } from '../../core/problem.ts';
 import type { VerifiedResult } from '../../planners/plan-and-verify.ts';
 import { BackendError } from '../backend-error.ts';
+import { tensorsOutsidePlan } from '../tensors-outside-plan.ts';
 import { sharedMemory, simdEngineOn, simdOnSharedMemory, type SimdEngine } from './kernels/wasm/engine.ts';
 import type { WasmMemory } from './kernels/wasm/wasm-api.ts';
 import { nodeWeights, type NodeWeights } from './weight-placement.ts';
@@ -84,12 +85,7 @@ export function executionMemory(graph: Graph, order: readonly Node[], problem: P
   });
   end = arena + plan.footprint;
   // Graph inputs and outputs the plan leaves out (the records' default) lie after the arena; any other tensor must have its record.
-  const handed = new Set([...graph.inputs, ...graph.outputs]);
-  for (const [name, tensor] of graph.tensors) {
-    if (tensor.constant || byteAt.has(name)) continue;
-    if (!handed.has(name)) throw new BackendError(`tensor ${name} has no record in the plan: plan the graph this backend runs (its records' transforms applied, plannedProblem).`);
-    place(name, elementCount(tensor.shape) * 4);
-  }
+  for (const name of tensorsOutsidePlan(graph, (id) => byteAt.has(id))) place(name, elementCount(graph.tensors.get(name)?.shape ?? []) * 4);
   const ioBytes = held;
   const pages = Math.max(Math.ceil(end / PAGE), 1);
   const memory = inPlace ? sharedMemory(pages) : undefined;

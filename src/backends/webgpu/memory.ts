@@ -1,6 +1,7 @@
 import { elementCount, type Graph } from '../../graph/ir.ts';
 import type { PrepareRequest } from '../backend.ts';
 import { BackendError } from '../backend-error.ts';
+import { tensorsOutsidePlan } from '../tensors-outside-plan.ts';
 import type { GpuContext } from './gpu-context.ts';
 
 /** Where a tensor lives on the device: a range of one buffer (a storage binding's offset and size). */
@@ -66,9 +67,8 @@ export class GpuMemory {
       });
     }
 
-    for (const [name, tensor] of graph.tensors) {
-      if (this.tensors.has(name) || tensor.constant) continue;
-      const bytes = elementCount(tensor.shape) * 4;
+    for (const name of tensorsOutsidePlan(graph, (id) => this.tensors.has(id))) {
+      const bytes = bytesOf(name);
       this.checkBinding(name, bytes);
       this.tensors.set(name, { buffer: this.createBuffer(name, bytes, 'io'), offset: 0, size: bytes });
     }

@@ -21,6 +21,8 @@ export const webgpuBackend: WebGpuBackend = {
   kind: 'webgpu',
   title: 'WebGPU: WGSL kernels on Dawn (Vulkan; a software driver where there is no GPU)',
   traces: true,
+  // Its kernels take every activation fuseActivations folds into a producer (Conv, FullyConnected, Add, Mul, Concat, the pools): a dispatch and a buffer fewer each, as GPU delegates do.
+  fusesActivations: true,
   streamsWeights: false,
   parallelSteps: false,
   measuresRss: true,

@@ -12,7 +12,8 @@ import { DispatchTimer } from '../../../src/backends/webgpu/timing.ts';
 import { webgpuBackend } from '../../../src/backends/webgpu/webgpu-backend.ts';
 import { executionOrder } from '../../../src/graph/execution-order.ts';
 import type { Graph } from '../../../src/graph/ir.ts';
-import { graphToProblem, plannedProblem } from '../../../src/graph/lifetimes.ts';
+import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
+import type { Problem } from '../../../src/core/problem.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
@@ -27,8 +28,12 @@ const NETWORKS = ['zoo:blazeface', 'zoo:mobilenet-v2?input=96', 'zoo:mobilenet-v
 /** The tolerance against the CPU backend: largest difference over the largest magnitude. */
 const TOLERANCE = 1e-3;
 
-async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
-  const problem = graphToProblem(graph, executionRecords(backend));
+/** A network as the WebGPU backend runs it (standalone activations fused into their producers) and its records. */
+function gpuProblem(graph: Graph, records: RecordOptions = {}): { graph: Graph; problem: Problem } {
+  return plannedProblem(graph, executionRecords(webgpuBackend, records));
+}
+
+async function run(graph: Graph, problem: Problem, plan: VerifiedResult, backend: Backend = webgpuBackend, seed = 1): Promise<Map<string, Float32Array>> {
   const prepared = await backend.prepare({ graph, problem, plan });
   try {
     return await prepared.infer(seededInputs(graph, seed));
@@ -40,7 +45,7 @@ async function run(graph: Graph, plan: VerifiedResult, backend: Backend = webgpu
 /** The CPU executor's outputs: on the graph it runs (its activations fused), inside the naive plan of its records. */
 async function cpuReference(graph: Graph, seed = 1): Promise<Map<string, Float32Array>> {
   const { graph: fused, problem } = plannedProblem(graph, executionRecords(cpuBackend));
-  return run(fused, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
+  return run(fused, problem, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
 }
 
 describe.skipIf(!available)('the WebGPU backend', () => {
@@ -57,16 +62,14 @@ describe.skipIf(!available)('the WebGPU backend', () => {
   });
 
   it.each(NETWORKS)('%s inside an offsets plan (greedy by size) computes what the CPU backend computes', async (source) => {
-    const graph = weightedGraph(buildZooModel(source), 'seeded', 3);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel(source), 'seeded', 3));
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
-    const ours = await run(graph, plan, webgpuBackend, 3);
+    const ours = await run(graph, problem, plan, webgpuBackend, 3);
     expect(relativeError(ours, await cpuReference(graph, 3))).toBeLessThan(TOLERANCE);
   });
 
   it('times every node of an inference on its own (exec --trace): one span per node, in order, each after the one before, and computes as before', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
-    const problem = graphToProblem(graph, executionRecords(webgpuBackend));
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1));
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
     const prepared = await webgpuBackend.prepare({ graph, problem, plan });
     try {
@@ -86,32 +89,37 @@ describe.skipIf(!available)('the WebGPU backend', () => {
   });
 
   it('zoo:blazeface: every planner of the registry computes the same outputs inside its plan (bit for bit, and as the CPU does)', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1));
     const alignment = await webgpuBackend.requiredAlignment();
-    const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
+    const naive = await run(graph, problem, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
     expect(relativeError(naive, await cpuReference(graph))).toBeLessThan(TOLERANCE);
     for (const planner of PLANNERS) {
       const plan = planAndVerify(planner, problem, { alignment });
       expect(plan.valid, planner.id).toBe(true);
-      expect(bitIdentical(await run(graph, plan), naive), planner.id).toBe(true);
+      expect(bitIdentical(await run(graph, problem, plan), naive), planner.id).toBe(true);
     }
   });
 
+  it('refuses a graph other than the one its records were made of: a tensor without a record gets no buffer of its own', async () => {
+    // BlazeFace as written has a sum before each ReLU; the WebGPU backend's records fuse them, so the sums have none.
+    const { problem } = gpuProblem(weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1));
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+    const unfused = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
+    await expect(webgpuBackend.prepare({ graph: unfused, problem, plan })).rejects.toThrow(/^tensor \S+ has no record in the plan: plan the graph this backend runs/);
+  });
+
   it('catches a planted bad plan (every tensor at offset 0, past the verifier) by its outputs', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1));
     const alignment = await webgpuBackend.requiredAlignment();
     const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment });
     const planted: VerifiedResult = { ...good, offsets: good.offsets.map(() => 0), footprint: Math.max(...problem.records.map((r) => r.size)) };
-    const naive = await run(graph, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
-    expect(bitIdentical(await run(graph, good), naive)).toBe(true);
-    expect(bitIdentical(await run(graph, planted), naive)).toBe(false);
+    const naive = await run(graph, problem, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment }));
+    expect(bitIdentical(await run(graph, problem, good), naive)).toBe(true);
+    expect(bitIdentical(await run(graph, problem, planted), naive)).toBe(false);
   });
 
   it('keeps graph inputs and outputs inside the arena when they are planned', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:mobilenet-v2?input=96'), 'seeded', 2);
-    const problem = graphToProblem(graph, { elementSize: 4, includeGraphIO: true });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:mobilenet-v2?input=96'), 'seeded', 2), { includeGraphIO: true });
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
     const prepared = await webgpuBackend.prepare({ graph, problem, plan });
     const ours = await prepared.infer(seededInputs(graph, 2));
@@ -120,15 +128,13 @@ describe.skipIf(!available)('the WebGPU backend', () => {
   });
 
   it('runs NCHW graphs (ONNX layout) too', async () => {
-    const graph = weightedGraph(toNchw(buildZooModel('zoo:deeplab-v3?input=65')), 'seeded', 4);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(toNchw(buildZooModel('zoo:deeplab-v3?input=65')), 'seeded', 4));
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
-    expect(relativeError(await run(graph, plan, webgpuBackend, 4), await cpuReference(graph, 4))).toBeLessThan(TOLERANCE);
+    expect(relativeError(await run(graph, problem, plan, webgpuBackend, 4), await cpuReference(graph, 4))).toBeLessThan(TOLERANCE);
   });
 
   it('times the dispatches of every inference and says how', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:mobilenet-v1?input=96'), 'seeded', 1);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:mobilenet-v1?input=96'), 'seeded', 1));
     const plan = planAndVerify(findPlanner('shared-objects/greedy-by-size-improved'), problem, { alignment: await webgpuBackend.requiredAlignment() });
     const prepared = await webgpuBackend.prepare({ graph, problem, plan });
     expect(prepared.memory().intermediates).toBe(plan.footprint);
@@ -172,8 +178,7 @@ describe.skipIf(!available)('the WebGPU backend', () => {
   });
 
   it('says clearly when a plan does not respect the device alignment or a tensor is too large to bind', async () => {
-    const graph = weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1);
-    const problem = graphToProblem(graph, { elementSize: 4 });
+    const { graph, problem } = gpuProblem(weightedGraph(buildZooModel('zoo:blazeface'), 'seeded', 1));
     const alignment = await webgpuBackend.requiredAlignment();
     const good = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment });
     const shifted: VerifiedResult = { ...good, offsets: good.offsets.map((o, i) => (i === 3 ? o + 4 : o)), footprint: good.footprint + 4 };
