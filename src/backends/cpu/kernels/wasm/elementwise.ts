@@ -100,8 +100,9 @@ export function clampFunction(): FunctionBuilder {
 
 /**
  * copy_runs(src, srcStep, dst, dstStep, bytes, count), addresses in bytes: `count` runs of
- * `bytes`, the k-th from src + k*srcStep to dst + k*dstStep, each one memory.copy (the
- * engine's memmove): a concatenation's or a padding's strided copies in one call.
+ * `bytes`, the k-th from src + k*srcStep to dst + k*dstStep, each by copyFloats (short runs
+ * moved inline, long ones by memory.copy; source and destination apart): a concatenation's,
+ * a padding's or a depthwise frame's strided copies in one call.
  */
 export function copyRunsFunction(): FunctionBuilder {
   const f = new FunctionBuilder('copy_runs', [I32, I32, I32, I32, I32, I32]);

@@ -69,7 +69,7 @@ export interface SimdEngine {
   binaryRows(op: BinaryOp, a: number, b: number, out: number, rows: number, c: number, lo: number, hi: number): void;
   /** out[i] = clamp(x[i], lo, hi), i < n; offsets in floats. */
   clamp(x: number, out: number, n: number, lo: number, hi: number): void;
-  /** `count` runs of `floats` floats, the k-th from src + k*srcStep to dst + k*dstStep (memmove each); offsets in floats. */
+  /** `count` runs of `floats` floats, the k-th from src + k*srcStep to dst + k*dstStep (each run's source and destination apart); offsets in floats. */
   copyRuns(src: number, srcStep: number, dst: number, dstStep: number, floats: number, count: number): void;
   /** Zeros `floats` floats from `at` (an offset in floats). */
   zero(at: number, floats: number): void;

@@ -6,8 +6,9 @@ import { FunctionBuilder, I32 } from './encoder.ts';
  * pixels [p0, p0 + rows) of one group of an NHWC convolution (x: the batch's first pixel at
  * the group's first channel; cg channels of c a tap), in (ky, kx, ci) order with zeros
  * outside the input, one row after the other from `col`. A window row that lies inside the
- * input with dilation 1 and all the channels is one memory.copy of kw*c values, any other
- * tap one of cg values; a tap outside is one memory.fill.
+ * input with dilation 1 and all the channels is one copy of kw*c values (copyFloats: inline
+ * moves under 256 bytes, memory.copy above), any other tap one of cg values; a tap outside
+ * is one memory.fill.
  */
 export function im2colFunction(): FunctionBuilder {
   const f = new FunctionBuilder(
