@@ -166,6 +166,33 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
         [{ shape: [1, 3, 4, 5] }],
       ),
     ).toBeLessThan(1e-6);
+    // The last axis alone (a kernel of its own), after and before, and at a rank of 2.
+    expect(
+      await compare(
+        {
+          op: 'Pad',
+          pads: [
+            [0, 0],
+            [0, 0],
+            [0, 0],
+            [0, 4],
+          ],
+        },
+        [{ shape: [1, 3, 4, 5] }],
+      ),
+    ).toBeLessThan(1e-6);
+    expect(
+      await compare(
+        {
+          op: 'Pad',
+          pads: [
+            [0, 0],
+            [3, 2],
+          ],
+        },
+        [{ shape: [4, 7] }],
+      ),
+    ).toBeLessThan(1e-6);
     expect(await compare({ op: 'Concat', axis: 3, activation: 'relu' }, [{ shape: [1, 3, 3, 4] }, { shape: [1, 3, 3, 8] }, { shape: [1, 3, 3, 4], constant: true }])).toBeLessThan(1e-6);
     expect(await compare({ op: 'Concat', axis: 1, activation: 'none' }, [{ shape: [2, 3, 5] }, { shape: [2, 1, 5] }])).toBeLessThan(1e-6);
     expect(await compare({ op: 'Softmax', axis: -1, beta: 1 }, [{ shape: [3, 1001] }])).toBeLessThan(1e-5);

@@ -1,10 +1,14 @@
 import type { Node } from '../../../graph/ir.ts';
-import { inputOutputArgs, KernelError, type WebGpuKernel } from '../kernel.ts';
+import { type DispatchSpec, inputOutputArgs, type KernelContext, KernelError, type WebGpuKernel } from '../kernel.ts';
 import { checkRank, count, Params, stridesOf } from './wgsl.ts';
 
 type PadNode = Extract<Node, { op: 'Pad' }>;
 
-/** Pad with zeros, [before, after] per dimension: each output element reads its input element or is 0. */
+/**
+ * Pad with zeros, [before, after] per dimension: each output element reads its input element
+ * or is 0. A pad of the last axis alone (BlazeFace's channel padding) takes a kernel of its
+ * own: one division per element, where the general one walks every axis.
+ */
 export const pad: WebGpuKernel = (context) => {
   const node = context.node as PadNode;
   const shape = context.inputShapes[0];
@@ -15,6 +19,7 @@ export const pad: WebGpuKernel = (context) => {
   for (let k = 0; k < rank; k++) {
     if (outShape[k] !== shape[k] + node.pads[k][0] + node.pads[k][1]) throw new KernelError(node, `output [${outShape.join(', ')}] does not fit the pads.`);
   }
+  if (node.pads.every(([before, after], k) => k === rank - 1 || (before === 0 && after === 0))) return [lastAxisPad(context, shape[rank - 1], outShape[rank - 1], node.pads[rank - 1][0])];
   const params = new Params()
     .u('RANK', rank)
     .array('OUT_SHAPE', outShape)
@@ -47,3 +52,19 @@ export const pad: WebGpuKernel = (context) => {
     },
   ];
 };
+
+/** Rows of `inRow` values to rows of `outRow`, `before` zeros ahead of each and zeros after. */
+function lastAxisPad(context: KernelContext, inRow: number, outRow: number, before: number): DispatchSpec {
+  const node = context.node as PadNode;
+  const params = new Params().u('IN_ROW', inRow).u('OUT_ROW', outRow).u('BEFORE', before);
+  const code = [
+    'fn run(i: u32) {',
+    params.lets(),
+    '  let row = i / OUT_ROW;',
+    '  let k = i - row * OUT_ROW;',
+    '  let inside = k >= BEFORE && k < BEFORE + IN_ROW;',
+    '  y_st(i, select(0.0f, x_ld(select(0u, row * IN_ROW + k - BEFORE, inside)), inside));',
+    '}',
+  ].join('\n');
+  return { label: node.name, args: inputOutputArgs(node), code, params: params.values(), invocations: count(context.outputShape) };
+}
