@@ -85,7 +85,7 @@ export function executionMemory(graph: Graph, order: readonly Node[], problem: P
   });
   end = arena + plan.footprint;
   // Graph inputs and outputs the plan leaves out (the records' default) lie after the arena; any other tensor must have its record.
-  for (const name of tensorsOutsidePlan(graph, (id) => byteAt.has(id))) place(name, elementCount(graph.tensors.get(name)?.shape ?? []) * 4);
+  for (const { name, bytes } of tensorsOutsidePlan(graph, (id) => byteAt.has(id))) place(name, bytes);
   const ioBytes = held;
   const pages = Math.max(Math.ceil(end / PAGE), 1);
   const memory = inPlace ? sharedMemory(pages) : undefined;

@@ -67,8 +67,7 @@ export class GpuMemory {
       });
     }
 
-    for (const name of tensorsOutsidePlan(graph, (id) => this.tensors.has(id))) {
-      const bytes = bytesOf(name);
+    for (const { name, bytes } of tensorsOutsidePlan(graph, (id) => this.tensors.has(id))) {
       this.checkBinding(name, bytes);
       this.tensors.set(name, { buffer: this.createBuffer(name, bytes, 'io'), offset: 0, size: bytes });
     }

@@ -29,13 +29,8 @@ function arenaOf(spec: OpSpec, shapes: readonly (readonly number[])[], options: 
   return { context: { graph, engine, heap: engine.heap(), at: (id) => offsets.get(id) ?? -1 }, node, outShape };
 }
 
-/**
- * The op run by the engine's kernel where its tensors lie, and by the TypeScript kernel on
- * arrays of its own. `floor`: the error is taken relative to at least this magnitude, for an
- * engine that sums in float32 (an average's error follows its inputs' magnitude, which a
- * small average does not show).
- */
-function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: number, tolerance = 1e-6, floor = 0): void {
+/** The op run by the engine's kernel where its tensors lie, on seeded inputs of magnitude up to 3, its output NaN before. */
+function engineRun(spec: OpSpec, shapes: readonly (readonly number[])[], seed: number): { inputs: Float32Array[]; got: Float32Array; outShape: readonly number[] } {
   const { context, node, outShape } = arenaOf(spec, shapes);
   const random = rng(seed);
   const inputs = shapes.map((shape) => randomArray(elementCount(shape), random, 3));
@@ -45,8 +40,18 @@ function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: num
   const kernel = arenaOpKernel(node, context);
   expect(kernel, `${spec.op} on ${JSON.stringify(shapes)}: the engine takes it`).toBeDefined();
   kernel?.();
+  return { inputs, got: context.heap.subarray(y, y + elementCount(outShape)), outShape };
+}
+
+/**
+ * The op run by the engine (engineRun), and by the TypeScript kernel on arrays of its own.
+ * `floor`: the error is taken relative to at least this magnitude, for an engine that sums
+ * in float32 (an average's error follows its inputs' magnitude, which a small average does
+ * not show).
+ */
+function compare(spec: OpSpec, shapes: readonly (readonly number[])[], seed: number, tolerance = 1e-6, floor = 0): void {
+  const { inputs, got, outShape } = engineRun(spec, shapes, seed);
   const want = runKernel(spec, inputs, shapes, 'NHWC', outShape).output;
-  const got = context.heap.subarray(y, y + want.length);
   if (floor > 0) want.forEach((value, i) => expect(Math.abs(got[i] - value), `${spec.op} ${JSON.stringify(shapes)} element ${i}`).toBeLessThanOrEqual(tolerance * Math.max(floor, Math.abs(value))));
   else expectClose(got, want, tolerance, `${spec.op} ${JSON.stringify(shapes)}`);
 }
@@ -157,13 +162,10 @@ describe('the SIMD engine runs ops without weights where their tensors lie, as t
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 }), dim, dim, fc.integer({ min: 1, max: 21 }), fc.boolean(), fc.boolean(), fc.nat(), (n, h, w, c, negative, keepDims, seed) => {
         for (const spec of [{ op: 'GlobalAveragePool' } as const, { op: 'Mean', axes: negative ? [-3, -2] : [2, 1], keepDims } as const]) {
-          const { context, node } = arenaOf(spec, [[n, h, w, c]]);
-          const x = randomArray(n * h * w * c, rng(seed), 3);
-          context.heap.set(x, context.at('x0'));
-          const kernel = arenaOpKernel(node, context);
-          expect(kernel, `${spec.op}: the engine takes it`).toBeDefined();
-          kernel?.();
-          const got = context.heap.subarray(context.at('y'), context.at('y') + n * c);
+          const {
+            inputs: [x],
+            got,
+          } = engineRun(spec, [[n, h, w, c]], seed);
           // The engine sums in float32: each mean within (h*w + 1) roundings of 2^-24 of the mean magnitude (the bound of a running sum), the TypeScript kernel's float64 mean being exact by comparison.
           for (let image = 0; image < n; image++) {
             for (let ch = 0; ch < c; ch++) {
