@@ -2,7 +2,8 @@
  * Two builds of the CPU executor against each other (`npm run bench:executor-builds`): this
  * checkout's `memplan exec` and another checkout's (`--against DIR`, built with `npm run
  * build`), each network run by both in alternation, round after round, every run in a fresh
- * process with onnxruntime-node (one thread) timed beside it (`exec --peer`).
+ * process with onnxruntime-node (one thread) timed beside it (`exec --peers node`; a build
+ * older than that option runs `exec --peer`, which times onnxruntime-web as well).
  *
  *   npm run bench:executor-builds -- --against DIR [--network NAME-SUBSTRING]... [--rounds N] [--repetitions N] [--warmup N]
  *
@@ -77,8 +78,19 @@ interface Timing {
   peerMs: number;
 }
 
+/**
+ * The native peer alone where the build has `--peers` (onnxruntime-web's process would
+ * compile its WebAssembly for 9-12 s of CPU a run, for a timing this comparison does not read).
+ */
+const peerArgs = new Map<string, Promise<string[]>>();
+function nativePeerArgs(cli: string): Promise<string[]> {
+  const known = peerArgs.get(cli) ?? run(process.execPath, [cli, 'exec', '--help']).then(({ stdout }) => (stdout.includes('--peers') ? ['--peers', 'node'] : ['--peer']));
+  peerArgs.set(cli, known);
+  return known;
+}
+
 async function time(cli: string, network: string): Promise<Timing> {
-  const args = [cli, 'exec', `zoo:${network}`, '--peer', '--json', '--repetitions', String(options.repetitions), '--warmup', String(options.warmup)];
+  const args = [cli, 'exec', `zoo:${network}`, ...(await nativePeerArgs(cli)), '--json', '--repetitions', String(options.repetitions), '--warmup', String(options.warmup)];
   const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 2 ** 20 });
   const report = JSON.parse(stdout) as { latencyMs: { median: number }; peer?: { latencyMs: { median: number } } };
   if (report.peer === undefined) throw new Error(`${cli} exec --peer gave no onnxruntime timing for ${network}.`);

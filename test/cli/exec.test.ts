@@ -26,9 +26,14 @@ describe.concurrent('memplan exec', () => {
   });
 
   it('refuses what it cannot run, in one line', async ({ expect }) => {
-    const [records, backend] = await Promise.all([memplan('exec', 'examples/paper-example.json'), memplan('exec', 'zoo:blazeface', '--backend', 'tpu')]);
+    const [records, backend, peers] = await Promise.all([
+      memplan('exec', 'examples/paper-example.json'),
+      memplan('exec', 'zoo:blazeface', '--backend', 'tpu'),
+      memplan('exec', 'zoo:blazeface', '--peers', 'native'),
+    ]);
     expect(userErrorLine(records)).toMatch(/holds usage records, not a network/);
     expect(userErrorLine(backend)).toMatch(/unknown backend "tpu"; available: cpu/);
+    expect(userErrorLine(peers)).toBe('memplan: --peers takes node, web or node,web, got "native".');
   });
 
   it('--schedule groups:2 --workers 2 runs on the worker pool: outputs bit-identical to the sequential naive run, per-step timings', async ({ expect }) => {

@@ -19,6 +19,7 @@ import { writeFileAtomic } from '../../io/atomic-write.ts';
 import { runTrace } from '../../io/perfetto-trace.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 import { TOKEN_ENV } from '../agent-token.ts';
+import { peerChoice } from '../peer-option.ts';
 
 interface ExecArgs extends SourceArgs {
   source: string;
@@ -38,6 +39,7 @@ interface ExecArgs extends SourceArgs {
   weights: 'seeded' | 'file';
   align: number;
   peer: boolean;
+  peers?: string;
   json: boolean;
   trace?: string;
   url?: string;
@@ -85,6 +87,7 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         .option('weights', { choices: ['seeded', 'file'] as const, default: 'seeded' as const, describe: "seeded random, or the file's own float32 weights" })
         .option('align', { type: 'number', default: 64, describe: 'alignment of planned offsets in bytes (a power of two, at least 4)' })
         .option('peer', { type: 'boolean', default: false, describe: "also time onnxruntime-node and onnxruntime-web's WebAssembly build (one thread each) on the same network and inputs" })
+        .option('peers', { type: 'string', describe: 'the peers to time: node, web or node,web (implies --peer); onnxruntime-web compiles its WebAssembly first, 10 s of CPU' })
         .option('trace', { type: 'string', describe: 'also time every operator of one more inference and write it as a Perfetto / Chrome trace (JSON) to this file' })
         .option('json', { type: 'boolean', default: false }) as unknown as Argv<ExecArgs>,
     async (args) => {
@@ -105,6 +108,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
       if (args.threads !== undefined && args.threads > maxWorkers() && args.backend !== 'remote') {
         throw new UsageError(`--threads ${args.threads} is more than this machine's ${maxWorkers()} cores; an operator is split over at most one thread per core.`);
       }
+      const peers = peerChoice(args.peer, args.peers);
+      const peer = peers.node || peers.web;
       const budget = parseBudget(args.budget);
       const backend = budget !== undefined ? 'budgeted' : execBackend(args);
       const loaded = await loadSource(args.source, sourceOptions(args));
@@ -112,8 +117,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
       if (backend === 'budgeted') {
         // The streaming executor (a budget, weights from a file) has its own report.
         if (args.backend !== undefined && args.backend !== 'budgeted') throw new UsageError(`--budget runs the budgeted backend; --backend ${args.backend} does not take a budget.`);
-        if (args.peer || args.workers !== undefined || args.threads !== undefined)
-          throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${args.peer ? 'peer' : args.workers !== undefined ? 'workers' : 'threads'} does not apply.`);
+        if (peer || args.workers !== undefined || args.threads !== undefined)
+          throw new UsageError(`the budgeted backend runs one compute thread and no peer; --${peer ? 'peer' : args.workers !== undefined ? 'workers' : 'threads'} does not apply.`);
         checkBudgetedRecordArgs(args);
         const storageBandwidth = parseStorageBandwidthOption(args.storageBandwidth);
         const adapt = parseAdaptBudgets(args.adapt, budget);
@@ -163,8 +168,8 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         alignment: args.align,
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
-      const { kind, placement } = execPlacement(args, backend);
-      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: args.peer, webPeer: args.peer, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
+      const { kind, placement } = execPlacement({ ...args, peer }, backend);
+      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: peers.node, webPeer: peers.web, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, ...printed } = report;
       if (args.json) {
