@@ -104,7 +104,7 @@ describe('a flexnn-budget run', () => {
         warmup: 0,
         quick: { networks: [{ label: 'x', source: 'zoo:mobilenet-v2?input=32', budgetsMiB: [1] }], ablation: { networks: ['x'], budgetsMiB: [1] } },
         fromMinimum: true,
-        storage: [{ label: 'slow flash', bandwidth: '50MB', source: 'a test' }],
+        storage: [{ label: 'slow flash', bandwidth: '200MB', source: 'a test' }],
         paper: { citation: 'c', device: 'd', memorySaved: 0.9, latencyAdded: 0.1 },
       };
       const { dir } = await runStudy(flexnnBudgetStudy, study, 'tiny.json', root, { quiet: true });
@@ -125,8 +125,8 @@ describe('a flexnn-budget run', () => {
       expect(cells[0].storage).toBeUndefined();
       for (const c of cells.slice(1).filter((x) => x.feasible)) {
         expect(c.storage).toBe('slow flash');
-        expect(c.reads?.bytesPerSecond).toBe(50e6);
-        expect(c.readBytesPerSecond as number).toBeLessThanOrEqual(50e6 * 1.001);
+        expect(c.reads?.bytesPerSecond).toBe(200e6);
+        expect(c.readBytesPerSecond as number).toBeLessThanOrEqual(200e6 * 1.001);
         expect(c.planningMs as number).toBeGreaterThan(0);
       }
       for (const c of cells.filter((x) => x.feasible)) expect(c.samplesMs).toHaveLength(1);
