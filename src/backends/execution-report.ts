@@ -87,6 +87,10 @@ export interface ExecuteReport {
   readonly planner: string;
   readonly footprint: number;
   readonly latencyMs: LatencySummary;
+  /** Every timed inference's latency (ms), in the order they ran: what latencyMs summarizes (an experiment's rounds pool them). */
+  readonly samplesMs?: readonly number[];
+  /** The device's own time of each of them, where deviceMs is given. */
+  readonly deviceSamplesMs?: readonly number[];
   /**
    * The device's own time per inference (GPU timestamp queries: the dispatches alone, no
    * upload or readback), when the backend measures it for every repetition; `device.timing`

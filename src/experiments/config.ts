@@ -36,6 +36,13 @@ export interface ModelEntry {
 export interface ExecutionSettings {
   readonly repetitions: number;
   readonly warmup: number;
+  /**
+   * Turns the cells of one network take (runner.ts): each turn measures every cell's plan in a
+   * process of its own for `repetitions` inferences, in the order of the file and then
+   * reversed, so that a machine drifting over the minutes the cells take weighs on every plan
+   * alike; a cell's latency is over all its turns' samples. 1: each cell once, one after the other.
+   */
+  readonly rounds: number;
   /** Also time onnxruntime-node on the same network (once per network; local backends). */
   readonly peer: boolean;
   /** Run inside the naive plan too and require bit-identical outputs. */
@@ -165,6 +172,7 @@ export function parseExperiment(text: string, file: string): Experiment {
     const settings: ExecutionSettings = {
       repetitions: spec.repetitions ?? 20,
       warmup: spec.warmup ?? 3,
+      rounds: spec.rounds ?? 1,
       peer: spec.peer === true,
       verifyByExecution: spec.verifyByExecution !== false,
       ...('pinCore' in spec && spec.pinCore === true ? { pinCore: true } : {}),

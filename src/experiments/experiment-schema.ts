@@ -76,6 +76,12 @@ const model = z.union(
 const settings = {
   repetitions: whole(1).meta({ description: 'Timed inferences per cell (default 20).' }).optional(),
   warmup: whole(0).meta({ description: 'Inferences before timing (default 3).' }).optional(),
+  rounds: whole(1)
+    .meta({
+      description:
+        "Turns the cells of one network take on this backend (default 1): each turn runs every cell's plan in a process of its own for `repetitions` timed inferences, the order reversed every other turn; a cell's latency is over all its turns. Against a machine that drifts between cells.",
+    })
+    .optional(),
   peer: flag.meta({ description: 'Also time onnxruntime-node on the same network (local backends).' }).optional(),
   verifyByExecution: flag.meta({ description: 'Run inside the naive plan too and require bit-identical outputs (default true).' }).optional(),
 };

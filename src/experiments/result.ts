@@ -58,6 +58,8 @@ export interface CellResult {
   readonly latencyMs?: LatencySummary;
   /** Executing backends with a device clock (WebGPU timestamp queries): the device's own time per inference. */
   readonly deviceMs?: LatencySummary;
+  /** A backend with rounds > 1: the turns the cell took, each a process of its own; latencyMs is over all of them, memory is the first's. */
+  readonly rounds?: number;
   /** Executing backends only: memory planned, allocated and measured in the isolated process that ran the plan. */
   readonly memory?: MemoryReport;
   /** Executing backends only: outputs bit-identical to the naive plan's (null: not checked). */

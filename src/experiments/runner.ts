@@ -6,7 +6,8 @@ import type { Graph } from '../graph/ir.ts';
 import { graphToProblem } from '../graph/lifetimes.ts';
 import { loadSource } from '../io/source.ts';
 import { execute } from '../measuring/execute.ts';
-import type { PeerReport } from '../backends/execution-report.ts';
+import type { ExecuteReport, PeerReport } from '../backends/execution-report.ts';
+import { summarizeLatency } from '../backends/latency.ts';
 import { planAndVerify } from '../planners/plan-and-verify.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { beyondLimit, type Planner } from '../planners/planner.ts';
@@ -151,6 +152,8 @@ async function runCells(
     }
     let loaded: LoadedModel | undefined;
     let peer: PeerReport | undefined;
+    // Cells of a backend with rounds > 1: measured once in the loop below, their further turns after it.
+    const taking: TurnTaker[] = [];
     for (const planner of planners) {
       for (const backend of experiment.backends) {
         const label = backendLabel(backend);
@@ -176,6 +179,7 @@ async function runCells(
         let result = runCell(experiment, model.source, model.label, planner, label, loaded.problem);
         if (loaded.otherOrder) result = { ...result, otherOrder: loaded.otherOrder };
         if (backend.kind !== 'plan-only' && loaded.graph !== undefined) {
+          const graph = loaded.graph;
           const common = {
             planner,
             repetitions: backend.repetitions,
@@ -183,33 +187,85 @@ async function runCells(
             seed: experiment.seed,
             records: experiment.records,
             alignment: experiment.alignment,
-            verifyByExecution: backend.verifyByExecution,
             ...(backend.pinCore ? { pinCore: true } : {}),
           };
           const where = cellPlacement(backend, experiment.file);
-          const report = await execute(loaded.graph, { ...common, backend: where.backend, peer: backend.peer && peer === undefined }, where.placement);
+          const report = await execute(graph, { ...common, verifyByExecution: backend.verifyByExecution, backend: where.backend, peer: backend.peer && peer === undefined }, where.placement);
           if (report.matchesNaive === false) {
             throw new InvalidPlanError(`${planner.id} on ${model.label}: outputs computed inside the plan differ from the naive plan's.`);
           }
           peer ??= report.peer;
-          result = {
-            ...result,
-            footprint: report.footprint,
-            latencyMs: report.latencyMs,
-            ...(report.deviceMs ? { deviceMs: report.deviceMs } : {}),
-            matchesNaive: report.matchesNaive,
-            memory: report.memory,
-            device: report.device,
-            ...(peer ? { peer: { ...peer, ratio: report.latencyMs.median / peer.latencyMs.median } } : {}),
-          };
+          if (backend.rounds > 1) {
+            // A further turn times the plan again; the first checked its outputs and timed the peer.
+            const turn = (): Promise<ExecuteReport> => execute(graph, { ...common, verifyByExecution: false, backend: where.backend, peer: false }, where.placement);
+            taking.push({ result, reports: [report], rounds: backend.rounds, turn, what: `${model.label} ${planner.id}${on}` });
+            continue;
+          }
+          result = measuredResult(result, [report], peer, experiment.seed);
         }
         await store.append(result);
         results.push(result);
         progress.step(`${model.label} ${planner.id}${on}`);
       }
     }
+    // The further turns, every other one in reverse, so that drift weighs on each cell alike; then the cells, in the file's order.
+    const rounds = Math.max(1, ...taking.map((cell) => cell.rounds));
+    for (let round = 2; round <= rounds; round++) {
+      progress.note(`${model.label}: turn ${round} of ${rounds}, every cell's plan timed again${round % 2 === 0 ? ', in reverse order' : ''}`);
+      for (const cell of round % 2 === 0 ? [...taking].reverse() : taking) {
+        if (round <= cell.rounds) cell.reports.push(await cell.turn());
+      }
+    }
+    for (const cell of taking) {
+      const result = measuredResult(cell.result, cell.reports, peer, experiment.seed);
+      await store.append(result);
+      results.push(result);
+      progress.step(cell.what);
+    }
   }
   return { outcome: { dir: store.dir, results, skipped }, skippedCells };
+}
+
+/** A cell whose backend takes turns (rounds > 1): its reports so far, and how to time it again. */
+interface TurnTaker {
+  readonly result: CellResult;
+  readonly reports: ExecuteReport[];
+  readonly rounds: number;
+  readonly turn: () => Promise<ExecuteReport>;
+  readonly what: string;
+}
+
+/**
+ * A cell's result from the reports of its turns: the latency over every turn's samples (one
+ * turn: its own summary), the memory, device and outputs' check of the first turn, the peer
+ * timed beside the network's first cell.
+ */
+export function measuredResult(result: CellResult, reports: readonly ExecuteReport[], peer: PeerReport | undefined, seed: number): CellResult {
+  const [first] = reports;
+  const pooled = (samples: (report: ExecuteReport) => readonly number[] | undefined): number[] | undefined => {
+    const all = reports.map(samples);
+    return all.every((s) => s !== undefined && s.length > 0) ? all.flatMap((s) => [...(s ?? [])]) : undefined;
+  };
+  let latencyMs = first.latencyMs;
+  let deviceMs = first.deviceMs;
+  if (reports.length > 1) {
+    const samples = pooled((r) => r.samplesMs);
+    if (samples === undefined) throw new ExperimentError(`${result.planner} on ${result.model}: a turn's report gave no samples to pool (an agent older than rounds?); run with rounds 1.`);
+    latencyMs = summarizeLatency(samples, seed);
+    const device = pooled((r) => r.deviceSamplesMs);
+    deviceMs = device === undefined ? undefined : summarizeLatency(device, seed);
+  }
+  return {
+    ...result,
+    footprint: first.footprint,
+    latencyMs,
+    ...(deviceMs ? { deviceMs } : {}),
+    ...(reports.length > 1 ? { rounds: reports.length } : {}),
+    matchesNaive: first.matchesNaive,
+    memory: first.memory,
+    device: first.device,
+    ...(peer ? { peer: { ...peer, ratio: latencyMs.median / peer.latencyMs.median } } : {}),
+  };
 }
 
 interface LoadedModel {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backendLabel, cellPlacement, probedHere, recordedSpec } from '../../src/experiments/cell-placement.ts';
 import type { BackendSpec } from '../../src/experiments/config.ts';
 
-const settings = { repetitions: 1, warmup: 0, peer: false, verifyByExecution: true };
+const settings = { repetitions: 1, warmup: 0, rounds: 1, peer: false, verifyByExecution: true };
 const remote = { kind: 'remote' as const, url: 'http://host:7878', token: 'a-token-of-sixteen-plus', backend: 'cpu', label: 'remote:cpu@host:7878', ...settings };
 
 describe('an experiment cell: where it runs', () => {

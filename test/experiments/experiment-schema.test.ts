@@ -61,9 +61,11 @@ describe('the experiment file schema', () => {
     [{ ...base, backends: [{ kind: 'plan-only', repetitions: 3 }] }, '$.backends[0].repetitions: unknown field; expected one of kind.'],
     [{ ...base, backends: [{ kind: 'cpu', repetitions: 0 }] }, '$.backends[0].repetitions: must be a whole number >= 1.'],
     [{ ...base, backends: [{ kind: 'cpu', warmup: -1 }] }, '$.backends[0].warmup: must be a whole number >= 0.'],
+    [{ ...base, backends: [{ kind: 'cpu', rounds: 0 }] }, '$.backends[0].rounds: must be a whole number >= 1.'],
+    [{ ...base, backends: [{ kind: 'cpu', rounds: 1.5 }] }, '$.backends[0].rounds: must be a whole number >= 1.'],
     [{ ...base, backends: [{ kind: 'cpu', peer: 1 }] }, '$.backends[0].peer: must be true or false.'],
-    [{ ...base, backends: [{ kind: 'webgpu', pinCore: true }] }, '$.backends[0].pinCore: unknown field; expected one of kind, repetitions, warmup, peer, verifyByExecution.'],
-    [{ ...base, backends: [{ kind: 'cpu', url: 'x' }] }, '$.backends[0].url: unknown field; expected one of kind, repetitions, warmup, peer, verifyByExecution, pinCore.'],
+    [{ ...base, backends: [{ kind: 'webgpu', pinCore: true }] }, '$.backends[0].pinCore: unknown field; expected one of kind, repetitions, warmup, rounds, peer, verifyByExecution.'],
+    [{ ...base, backends: [{ kind: 'cpu', url: 'x' }] }, '$.backends[0].url: unknown field; expected one of kind, repetitions, warmup, rounds, peer, verifyByExecution, pinCore.'],
     [{ ...base, backends: [{ kind: 'browser', peer: true }] }, '$.backends[0].peer: times onnxruntime-node on this machine; the browser backend times the page alone.'],
     [{ ...base, backends: [{ kind: 'remote' }] }, '$.backends[0].url: must be a non-empty string.'],
     [{ ...base, backends: [{ kind: 'remote', url: 'ftp://x', token: 'abcdefghijklmnopq' }] }, '$.backends[0].url: must be http://host:port of a memplan agent.'],
@@ -109,7 +111,7 @@ describe('the experiment file schema', () => {
     [{ ...base, models: [{ sorce: 'a' }] }, '$.models[0].sorce: unknown field; expected one of source, label, optional.'],
     [
       { ...base, backends: [{ kind: 'remote', URL: 'http://h:1', token: 'env:X' }] },
-      '$.backends[0].URL: unknown field; expected one of kind, repetitions, warmup, peer, verifyByExecution, url, token, backend, label, timeoutSeconds, device.',
+      '$.backends[0].URL: unknown field; expected one of kind, repetitions, warmup, rounds, peer, verifyByExecution, url, token, backend, label, timeoutSeconds, device.',
     ],
   ] as [unknown, string][])('%j: %s', (data, sentence) => {
     expect(problem(data)).toBe(`e.json: ${sentence}`);

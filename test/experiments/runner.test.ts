@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperiment, parseExperiment } from '../../src/experiments/config.ts';
 import { ExperimentError } from '../../src/experiments/experiment-error.ts';
 import type { CellResult } from '../../src/experiments/result.ts';
-import { runExperiment } from '../../src/experiments/runner.ts';
+import { measuredResult, runExperiment } from '../../src/experiments/runner.ts';
+import type { ExecuteReport } from '../../src/backends/execution-report.ts';
+import { summarizeLatency } from '../../src/backends/latency.ts';
 import { lockRun } from '../../src/experiments/run-lock.ts';
 
 let dir = '';
@@ -63,6 +65,51 @@ describe('the runner', () => {
     // A plan-only run times nothing: its run.json has no load.
     const planned = await runExperiment(experiment(), { root: join(dir, 'untimed'), quiet: true });
     expect(JSON.parse(await readFile(join(planned.dir, 'run.json'), 'utf8'))).not.toHaveProperty('load');
+  });
+
+  it('times the cells of a network in turns with rounds: each cell over every turn, the order reversed every other turn', async () => {
+    const turns = parseExperiment(
+      JSON.stringify({
+        name: 'turns',
+        approach: 'offsets',
+        models: [{ source: 'zoo:mobilenet-v2?input=32', label: 'MobileNet v2 (32)' }],
+        planners: ['offsets/greedy-by-size', 'offsets/naive'],
+        backends: [{ kind: 'cpu', repetitions: 1, warmup: 0, rounds: 2, verifyByExecution: false }],
+        repetitions: 1,
+      }),
+      join(dir, 'turns.json'),
+    );
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
+    let outcome: Awaited<ReturnType<typeof runExperiment>>;
+    try {
+      outcome = await runExperiment(turns, { root: join(dir, 'turns') });
+    } finally {
+      process.stderr.write = write;
+    }
+    const cells = await lines(join(outcome.dir, 'results.jsonl'));
+    // In the file's order, each timed over its two turns of one inference.
+    expect(cells.map((c) => [c.planner, c.rounds, c.latencyMs?.runs])).toEqual([
+      ['offsets/greedy-by-size', 2, 2],
+      ['offsets/naive', 2, 2],
+    ]);
+    const notes = said.join('').split('\n');
+    expect(notes.filter((line) => / turn \d of \d/.test(line))).toEqual(["turns: MobileNet v2 (32): turn 2 of 2, every cell's plan timed again, in reverse order"]);
+  });
+
+  it("pools a cell's turns: latency over every turn's samples, memory and outputs' check from the first, the peer ratio on the pooled median", () => {
+    const report = (samples: number[], peak: number): ExecuteReport =>
+      ({ footprint: 64, latencyMs: summarizeLatency(samples), samplesMs: samples, matchesNaive: true, memory: { peakRss: peak }, device: { turn: peak } }) as unknown as ExecuteReport;
+    const cell = { model: 'm', planner: 'p' } as CellResult;
+    const peer = { runtime: 'r', latencyMs: summarizeLatency([2]), ratio: 0, relativeError: 0 };
+    const pooled = measuredResult(cell, [report([1, 9], 10), report([3, 4, 5], 20)], peer, 1);
+    expect(pooled.latencyMs).toEqual(summarizeLatency([1, 9, 3, 4, 5]));
+    expect(pooled).toMatchObject({ rounds: 2, footprint: 64, matchesNaive: true, memory: { peakRss: 10 }, device: { turn: 10 }, peer: { ratio: 4 / 2 } });
+    // One turn: its own summary, no rounds field.
+    expect(measuredResult(cell, [report([1, 9], 10)], undefined, 1)).not.toHaveProperty('rounds');
+    const bare = { ...report([7], 30), samplesMs: undefined } as ExecuteReport;
+    expect(() => measuredResult(cell, [report([1], 10), bare], undefined, 1)).toThrow(ExperimentError);
   });
 
   it('runs every cell through the verifier and writes results.jsonl and run.json', async () => {

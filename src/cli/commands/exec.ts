@@ -171,7 +171,7 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
       const { kind, placement } = execPlacement({ ...args, peer }, backend);
       const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: peers.node, webPeer: peers.web, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
-      const { timeline: _timeline, ...printed } = report;
+      const { timeline: _timeline, samplesMs: _samples, deviceSamplesMs: _deviceSamples, ...printed } = report;
       if (args.json) {
         process.stdout.write(`${JSON.stringify(printed)}\n`);
       } else {
