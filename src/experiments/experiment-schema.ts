@@ -79,7 +79,7 @@ const settings = {
   rounds: whole(1)
     .meta({
       description:
-        "Turns the cells of one network take on this backend (default 1): each turn runs every cell's plan in a process of its own for `repetitions` timed inferences, the order reversed every other turn; a cell's latency is over all its turns. Against a machine that drifts between cells.",
+        "Turns the cells of one network take on this backend (default 1): each turn measures every cell's plan afresh (a process, page or agent job of its own) for `repetitions` timed inferences, the order reversed every other turn; a cell's latency is over all its turns. Against a machine that drifts between cells.",
     })
     .optional(),
   peer: flag.meta({ description: 'Also time onnxruntime-node on the same network (local backends).' }).optional(),
