@@ -39,8 +39,9 @@ export interface ExecutionSettings {
   /**
    * Turns the cells of one network take (runner.ts): each turn measures every cell's plan
    * afresh (a process, page or agent job of its own) for `repetitions` inferences, in the
-   * order of the file and then reversed, so that a machine drifting over the minutes the cells take weighs on every plan
-   * alike; a cell's latency is over all its turns' samples. 1: each cell once, one after the other.
+   * order of the file and then reversed, so that a machine drifting over the minutes the
+   * cells take weighs on every plan alike; a cell's latency is over all its turns' samples.
+   * 1: each cell once, one after the other.
    */
   readonly rounds: number;
   /** Also time onnxruntime-node on the same network (once per network; local backends). */
