@@ -58,7 +58,7 @@ export interface CellResult {
   readonly latencyMs?: LatencySummary;
   /** Executing backends with a device clock (WebGPU timestamp queries): the device's own time per inference. */
   readonly deviceMs?: LatencySummary;
-  /** A backend with rounds > 1: the turns the cell took, each a process of its own; latencyMs is over all of them, memory is the first's. */
+  /** A backend with rounds > 1: the turns the cell took, each measured afresh; latencyMs is over all of them, memory and device are the first turn's. */
   readonly rounds?: number;
   /** Executing backends only: memory planned, allocated and measured in the isolated process that ran the plan. */
   readonly memory?: MemoryReport;
