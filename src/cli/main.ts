@@ -1,21 +1,11 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { InvalidProblemError } from '../core/problem.ts';
-import { GraphError } from '../graph/ir.ts';
-import { BackendError } from '../backends/backend-error.ts';
-import { ExperimentError } from '../experiments/experiment-error.ts';
+import { UserError } from '../core/user-error.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
-import { InputError } from '../io/input-error.ts';
-import { ZooError } from '../models/zoo-error.ts';
-import { InfeasibleBudgetError } from '../planners/budgeted/infeasible-budget.ts';
-import { UnknownPlannerError } from '../planners/unknown-planner-error.ts';
 import { withCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
 import { fileSystemSentence } from '../io/file-system-error.ts';
-
-/** Errors caused by what the user gave us: one sentence, exit code 2, no stack trace. */
-const USER_ERRORS = [InputError, InvalidProblemError, GraphError, ZooError, UnknownPlannerError, ExperimentError, BackendError, UsageError, InfeasibleBudgetError];
 
 /**
  * yargs' messages as one sentence: "Not enough non-option arguments: got 0, need at least
@@ -66,7 +56,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = code;
       exitSoon();
     };
-    if (USER_ERRORS.some((kind) => error instanceof kind)) {
+    // Caused by what the user gave us (core/user-error.ts): one sentence, exit code 2, no stack trace.
+    if (error instanceof UserError) {
       return failed(2, `${error instanceof UsageError && error.usage ? `${error.usage}\n\n` : ''}memplan: ${(error as Error).message}\n`);
     }
     // A plan the verifier rejected: exit code 1 (README), the violation in one sentence.

@@ -1,5 +1,6 @@
 import { alignUp } from './alignment.ts';
 import { RECORD_KINDS, type TensorUsageRecord } from './records.ts';
+import { UserError } from './user-error.ts';
 
 /**
  * What a planner solves: usage records over `operatorCount` operators run in a fixed
@@ -17,7 +18,7 @@ export interface Problem {
 }
 
 /** A problem that breaks the invariants every planner relies on. */
-export class InvalidProblemError extends Error {
+export class InvalidProblemError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = 'InvalidProblemError';

@@ -1,4 +1,5 @@
 import type { DType } from './dtype.ts';
+import { UserError } from '../core/user-error.ts';
 
 /**
  * The graph IR every network source is read into. Shapes are static: a dimension the
@@ -115,7 +116,7 @@ export interface Graph {
 }
 
 /** A graph that breaks the IR's rules (cycle, unknown tensor, bad shape): user input. */
-export class GraphError extends Error {
+export class GraphError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = 'GraphError';

@@ -1,10 +1,11 @@
 import { printable } from './printable.ts';
+import { UserError } from '../core/user-error.ts';
 
 /**
  * Bad input from a user's file: one sentence naming the file, the line where it
  * applies, and what is wrong. The command line prints it and exits with code 2.
  */
-export class InputError extends Error {
+export class InputError extends UserError {
   constructor(
     readonly file: string,
     readonly line: number | undefined,

@@ -1,10 +1,12 @@
+import { UserError } from '../../core/user-error.ts';
+
 /**
  * A budget a budgeted planner cannot meet: it names the layer (operator) that did not fit,
  * what it needed there, and the smallest budget that works for the same records (found by
  * bisection), so that the user can act on it. Bad input, not a bug: the command line
  * reports it as one sentence with exit code 2.
  */
-export class InfeasibleBudgetError extends Error {
+export class InfeasibleBudgetError extends UserError {
   constructor(
     message: string,
     /** The operator whose records could not be placed. */
