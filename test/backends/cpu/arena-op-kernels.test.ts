@@ -72,7 +72,8 @@ describe('the SIMD engine runs ops without weights where their tensors lie, as t
         fc.integer({ min: 1, max: 2 }),
         dim,
         dim,
-        dim,
+        // Channels 16 at a time, then 4, then one by one (wasm/pool.ts): up to 40 draws all three.
+        fc.integer({ min: 1, max: 40 }),
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 1, max: 3 }),

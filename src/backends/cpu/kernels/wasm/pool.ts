@@ -10,8 +10,10 @@ export const LOWEST_FLOAT = -3.4028234663852886e38;
  * over the window's valid pixels, an average divides by their count (float32: the sum
  * accumulates and is scaled in float32, where the TypeScript loop uses float64). A window
  * without a valid pixel gives the lowest float (max) or 0 (average). Per output pixel the
- * valid window is clamped once; channels go 4 at a time with the accumulator in a register
- * over the window's taps, the rest one by one.
+ * valid window is clamped once; channels go 16 at a time (four f32x4 accumulators in
+ * registers over the window's taps: four independent chains, one walk of the window), then
+ * 4 at a time, the rest one by one. Each channel's taps are taken in the same order at every
+ * width, so the width changes no result.
  */
 export function poolFunction(isMax: boolean): FunctionBuilder {
   const f = new FunctionBuilder(
@@ -39,8 +41,9 @@ export function poolFunction(isMax: boolean): FunctionBuilder {
   const rEnd = f.local(I32);
   const p = f.local(I32);
   const pEnd = f.local(I32);
+  const c16Bytes = f.local(I32);
   const scale = f.local(F32);
-  const vacc = f.local(V128);
+  const vaccs = [f.local(V128), f.local(V128), f.local(V128), f.local(V128)];
   const sacc = f.local(F32);
 
   /** Sets lo = max(start, 0) and hi = min(start + k, size) (signed). */
@@ -52,6 +55,7 @@ export function poolFunction(isMax: boolean): FunctionBuilder {
   f.get(c).i32(4).mul().set(pix);
   f.get(w).get(pix).mul().set(rowBytes);
   f.get(c).i32(-4).and().i32(4).mul().set(c4Bytes);
+  f.get(c).i32(-16).and().i32(4).mul().set(c16Bytes);
   f.get(out).set(op);
   f.i32(0).set(oy);
   f.countUp(oy, oh, 1, () => {
@@ -72,15 +76,18 @@ export function poolFunction(isMax: boolean): FunctionBuilder {
         f.f32(1).get(count).f32ConvertI32S().f32Div().f32(0).get(count).i32(0).gtS().select().set(scale);
       }
       f.i32(0).set(cb);
-      for (const vectorized of [true, false]) f.countUp(cb, vectorized ? c4Bytes : pix, vectorized ? 16 : 4, () => channels(vectorized));
+      f.countUp(cb, c16Bytes, 64, () => channels(4));
+      f.countUp(cb, c4Bytes, 16, () => channels(1));
+      f.countUp(cb, pix, 4, () => channels(0));
       f.get(op).get(pix).add().set(op);
     });
   });
   return f;
 
-  /** The window's taps for the channels at byte offset cb (4 of them, or one), into out. */
-  function channels(vectorized: boolean): void {
-    const acc = vectorized ? vacc : sacc;
+  /** The window's taps for the channels at byte offset cb into out: `vectors` f32x4 of them (4 or 1), or one float (0). */
+  function channels(vectors: number): void {
+    const vectorized = vectors > 0;
+    const accs = vectorized ? vaccs.slice(0, vectors) : [sacc];
     const combine = (): void => {
       if (vectorized) {
         // acc < tap ? tap : acc, as kernels/pool.ts takes a larger value (pmax: one maxps, where f32x4.max is eight instructions).
@@ -94,33 +101,55 @@ export function poolFunction(isMax: boolean): FunctionBuilder {
       if (vectorized) f.f32x4Splat();
     };
     f.get(count).i32(0).gtS().if();
-    if (isMax) f.get(win).get(cb).add().load(vectorized).set(acc);
-    else {
-      splat(0);
-      f.set(acc);
-    }
+    accs.forEach((acc, k) => {
+      if (isMax)
+        f.get(win)
+          .get(cb)
+          .add()
+          .load(vectorized, 16 * k)
+          .set(acc);
+      else {
+        splat(0);
+        f.set(acc);
+      }
+    });
     f.get(win).get(cb).add().tee(rp).get(spanBytes).add().set(rEnd);
     // Every row of the window, every tap of a row (at least one each: count > 0).
     f.loop();
     f.get(rp).tee(p).get(tapsBytes).add().set(pEnd);
     f.loop();
-    f.get(acc).get(p).load(vectorized);
-    combine();
-    f.set(acc);
+    accs.forEach((acc, k) => {
+      f.get(acc)
+        .get(p)
+        .load(vectorized, 16 * k);
+      combine();
+      f.set(acc);
+    });
     f.get(p).get(pix).add().tee(p).get(pEnd).ltU().brIf(0);
     f.end();
     f.get(rp).get(rowBytes).add().tee(rp).get(rEnd).ltU().brIf(0);
     f.end();
     if (!isMax) {
-      f.get(acc).get(scale);
-      if (vectorized) f.f32x4Splat().f32x4Mul();
-      else f.f32Mul();
-      f.set(acc);
+      for (const acc of accs) {
+        f.get(acc).get(scale);
+        if (vectorized) f.f32x4Splat().f32x4Mul();
+        else f.f32Mul();
+        f.set(acc);
+      }
     }
     f.else();
-    splat(isMax ? LOWEST_FLOAT : 0);
-    f.set(acc);
+    for (const acc of accs) {
+      splat(isMax ? LOWEST_FLOAT : 0);
+      f.set(acc);
+    }
     f.end();
-    f.get(op).get(cb).add().get(acc).store(vectorized);
+    accs.forEach((acc, k) =>
+      f
+        .get(op)
+        .get(cb)
+        .add()
+        .get(acc)
+        .store(vectorized, 16 * k),
+    );
   }
 }
