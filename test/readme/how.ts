@@ -55,7 +55,7 @@ export const ELSEWHERE: Readonly<Record<string, How>> = {
   },
   'npx memplan reproduce --latency': {
     elsewhere: 'test/report/reproduce.test.ts',
-    why: 'it measures experiments/latency-cpu.json again (about 10 minutes); there the latency run it names is decided from, and `run experiments/latency-cpu.json` above runs the sweep',
+    why: 'it measures experiments/latency-cpu.json again (about 5 minutes: three turns of each plan); there the latency run it names is decided from, and `run experiments/latency-cpu.json` above runs the sweep',
   },
   'npx memplan run experiments/flexnn-budget.json': {
     elsewhere: 'test/experiments/studies/flexnn-budget.test.ts',
@@ -111,7 +111,7 @@ export const EXPERIMENTS: Readonly<Record<string, How>> = {
     check: (ran) => expect(existsSync(join(ran.sandbox.dir, 'results/table2/merged/results.jsonl'))).toBe(true),
   },
   'npx memplan report results/table2/merged': { check: succeeded },
-  'npx memplan run experiments/latency-cpu.json': oneCell('latency-cpu', /blazeface.*offsets\/greedy-by-size/, /latency-cpu 1\/1 BlazeFace offsets\/greedy-by-size on cpu/, 'about 10 minutes'),
+  'npx memplan run experiments/latency-cpu.json': oneCell('latency-cpu', /blazeface.*offsets\/greedy-by-size/, /latency-cpu 1\/1 BlazeFace offsets\/greedy-by-size on cpu/, 'about 5 minutes'),
   'npx memplan run experiments/memory-cpu.json': oneCell('memory-cpu', /blazeface.*offsets\/greedy-by-size/, /memory-cpu 1\/1 BlazeFace offsets\/greedy-by-size on cpu/, 'about 15 minutes'),
   'npx memplan run experiments/gemm-tiling.json': { run: 'npx memplan run experiments/gemm-tiling.json --quick', why: 'the study takes an hour; --quick is its small grid' },
 };
