@@ -136,6 +136,13 @@ async function runCells(
   // A shard's cells with no result and why, for merge (the unsharded run.json stays as it was).
   const skippedCells: SkippedCell[] = [];
 
+  // A finished cell: written at once (a killed run keeps it), and counted.
+  const finish = async (result: CellResult, what: string): Promise<void> => {
+    await store.append(result);
+    results.push(result);
+    progress.step(what);
+  };
+
   for (const model of experiment.models) {
     if (absent.has(model.source)) {
       skipped.push(`${model.label}: ${model.source} is absent`);
@@ -203,9 +210,7 @@ async function runCells(
           }
           result = measuredResult(result, [report], peer, experiment.seed);
         }
-        await store.append(result);
-        results.push(result);
-        progress.step(`${model.label} ${planner.id}${on}`);
+        await finish(result, `${model.label} ${planner.id}${on}`);
       }
     }
     // The further turns, every other one in reverse, so that drift weighs on each cell alike; then the cells, in the file's order.
@@ -216,12 +221,7 @@ async function runCells(
         if (round <= cell.rounds) cell.reports.push(await cell.turn());
       }
     }
-    for (const cell of taking) {
-      const result = measuredResult(cell.result, cell.reports, peer, experiment.seed);
-      await store.append(result);
-      results.push(result);
-      progress.step(cell.what);
-    }
+    for (const cell of taking) await finish(measuredResult(cell.result, cell.reports, peer, experiment.seed), cell.what);
   }
   return { outcome: { dir: store.dir, results, skipped }, skippedCells };
 }
