@@ -9,13 +9,16 @@ import { convGeometry, type ConvGeometry } from './window-geometry.ts';
  * - weights in the form its kernels read, loaded as they are from the weights file: for
  *   convolutions and FullyConnected the matrix product's packed operand (panels of
  *   GEMM_PANEL output channels, zero past the last; cpu/kernels/gemm.ts) followed by the
- *   bias padded to whole panels (zeros where the layer has none), per group; for depthwise
- *   convolutions the taps [kh*kw][channels] and the bias; for any other op its constants
- *   as raw float32 values, one after the other;
+ *   bias padded to whole panels (zeros where the layer has none), per group; for a 3x3
+ *   stride-1 convolution on the Winograd path (winogradFits) the taps transformed, one
+ *   packed operand per position of the 4x4 tile (16/9 of im2col's), then the padded bias;
+ *   for depthwise convolutions the taps [kh*kw][channels] and the bias; for any other op
+ *   its constants as raw float32 values, one after the other;
  * - intermediates: the im2col buffer of one band of output rows (input slicing, below)
- *   for convolutions that need one, or the zero-framed copies of the input a band of a 3x3
- *   depthwise convolution reads at the image's edges (depthwiseLayout); 1x1 convolutions
- *   and the matrix products read their input where it lies and need none.
+ *   for convolutions that need one, a band of Winograd tiles' transformed inputs and
+ *   products, or the zero-framed copies of the input a band of a 3x3 depthwise
+ *   convolution reads at the image's edges (depthwiseLayout); 1x1 convolutions and the
+ *   matrix products read their input where it lies and need none.
  *
  * Input slicing (FlexNN, section 3.2): an im2col convolution computes its output in bands
  * of whole output rows, so that only one band of the flattened input exists at a time. A
@@ -33,14 +36,24 @@ export const BAND_BYTES = 256 * 1024;
 const FLOAT = 4;
 
 /** How a convolution runs, which decides its weights' form and its scratch. */
-export type ConvPath = 'pointwise' | 'im2col' | 'depthwise3x3' | 'depthwise';
+export type ConvPath = 'pointwise' | 'im2col' | 'winograd3x3' | 'depthwise3x3' | 'depthwise';
+
+/** Positions of a Winograd F(2x2, 3x3) tile: 4x4 transformed inputs, each a matrix product of its own. */
+export const WINOGRAD_POSITIONS = 16;
+
+/**
+ * The fewest input channels for which the Winograd path beats im2col (cpu/kernels/wasm/winograd.ts).
+ * One 55x55 layer to 64 channels, in bands as planned, the two ways in turn: 16 channels in,
+ * Winograd 1.29-1.40x faster; 8 in, 0.90-1.18x; 4 in, 0.71x (its transforms outweigh the products).
+ */
+export const WINOGRAD_MIN_CHANNELS = 16;
 
 export interface LayerMemory {
   /** Bytes of the layer's weights in the executor's form; 0 when it has none. */
   readonly weightBytes: number;
   /** Bytes of the layer's intermediate (one band); 0 when it needs none. */
   readonly scratchBytes: number;
-  /** Convolutions with scratch: output rows per band (across the batch for im2col, per image for depthwise). */
+  /** Convolutions with scratch: output rows per band (across the batch for im2col, per image for depthwise), output tiles per band for Winograd. */
   readonly bandRows: number;
   readonly path?: ConvPath;
 }
@@ -63,7 +76,34 @@ export function convGeometryOf(graph: Graph, node: ConvNode): ConvGeometry {
 export function convPath(g: ConvGeometry): ConvPath {
   if (g.groups === g.c && g.cg === 1) return g.kh === 3 && g.kw === 3 && g.o === g.c ? 'depthwise3x3' : 'depthwise';
   const pointwise = g.groups === 1 && g.kh === 1 && g.kw === 1 && g.sh === 1 && g.sw === 1 && g.pt === 0 && g.pl === 0 && g.oh === g.h && g.ow === g.w;
-  return pointwise ? 'pointwise' : 'im2col';
+  if (pointwise) return 'pointwise';
+  return winogradFits(g) ? 'winograd3x3' : 'im2col';
+}
+
+/**
+ * Whether a convolution runs by Winograd's F(2x2, 3x3): 3x3, stride and dilation 1, one
+ * group, channels in and out multiples of 4 (its kernels' f32x4), and enough input channels
+ * that the 16 matrix products outweigh the transforms.
+ */
+function winogradFits(g: ConvGeometry): boolean {
+  const shape = g.groups === 1 && g.kh === 3 && g.kw === 3 && g.sh === 1 && g.sw === 1 && g.dh === 1 && g.dw === 1;
+  return shape && g.c % 4 === 0 && g.o % 4 === 0 && g.c >= WINOGRAD_MIN_CHANNELS;
+}
+
+/** A Winograd convolution's 2x2 output tiles: a row's, an image's and the batch's. */
+export function winogradTiles(g: ConvGeometry): { readonly perRow: number; readonly perImage: number; readonly total: number } {
+  const perRow = Math.ceil(g.ow / 2);
+  const perImage = perRow * Math.ceil(g.oh / 2);
+  return { perRow, perImage, total: g.n * perImage };
+}
+
+/**
+ * A Winograd band's scratch in floats: zeros for the products' bias (a panel-padded row),
+ * then the 16 position matrices of its tiles' transformed inputs (tiles x c) and of their
+ * products (tiles x o).
+ */
+export function winogradScratchFloats(g: ConvGeometry, tiles: number): number {
+  return paddedBiasFloats(g.o) + WINOGRAD_POSITIONS * tiles * (g.c + g.o);
 }
 
 /** Rows of the zero-framed input a 3x3 depthwise band of `rows` output rows reads, and the frame's width. */
@@ -170,12 +210,25 @@ function convMemory(graph: Graph, node: ConvNode): LayerMemory {
     });
     return { weightBytes, scratchBytes: depthwiseScratchFloats(g, depthwiseLayout(g), bandRows) * FLOAT, bandRows, path };
   }
+  if (path === 'winograd3x3') {
+    // Bands of whole blocks of 4 tiles (the matrix product's row block), at least BAND_BYTES of scratch and 16 tiles where
+    // the layer has that many: each band's 16 products read all the transformed taps, and with many channels a band of
+    // BAND_BYTES is a block or two (VGG-19's 14x14x512 layers: 28.7-30.9 ms in bands of 4 tiles, 20.8-25.2 in bands of 16).
+    const tiles = winogradTiles(g).total;
+    const band = Math.min(tiles, Math.max(16, 4 * fewestRowsReaching(Math.ceil(tiles / 4), (blocks) => winogradScratchFloats(g, 4 * blocks) * FLOAT)));
+    return { weightBytes: winogradWeightFloats(g.c, g.o) * FLOAT, scratchBytes: winogradScratchFloats(g, band) * FLOAT, bandRows: band, path };
+  }
   const k = g.kh * g.kw * g.cg;
   const weightBytes = g.groups * (packedFloats(k, g.og) + paddedBiasFloats(g.og)) * FLOAT;
   if (path === 'pointwise') return { weightBytes, scratchBytes: 0, bandRows: 0, path };
   const bytesOf = (rows: number): number => rows * g.ow * k * FLOAT;
   const bandRows = fewestRowsReaching(g.n * g.oh, bytesOf);
   return { weightBytes, scratchBytes: bytesOf(bandRows), bandRows, path };
+}
+
+/** A Winograd layer's weights in floats: each position's transformed taps packed as the matrix product reads them (c x o), then the padded bias. */
+export function winogradWeightFloats(c: number, o: number): number {
+  return WINOGRAD_POSITIONS * packedFloats(c, o) + paddedBiasFloats(o);
 }
 
 /** The fewest rows (at least 1, at most `total`) whose bytes reach BAND_BYTES. */

@@ -1,5 +1,5 @@
 import { elementCount, GraphError, type Graph, type Node, type Tensor } from './ir.ts';
-import { convGeometryOf, convPath, GEMM_PANEL, layerMemory, packedFloats, paddedBiasFloats } from './layer-memory.ts';
+import { convGeometryOf, convPath, GEMM_PANEL, layerMemory, packedFloats, paddedBiasFloats, winogradWeightFloats } from './layer-memory.ts';
 import { spatialAxes } from './shape-inference.ts';
 
 /**
@@ -44,22 +44,23 @@ export function sliceWeights(graph: Graph, maxSliceBytes: number): Graph {
 
 /** Output channels per slice (all but the last), or undefined when the layer stays whole. */
 function slicePlan(graph: Graph, node: Node, maxSliceBytes: number): { readonly channels: number; readonly outChannels: number } | undefined {
-  let k: number;
   let outChannels: number;
+  // Bytes of one panel of output channels: its packed weights (each Winograd position's) and its padded bias.
+  let panelBytes: number;
   if (node.op === 'FullyConnected') {
-    [outChannels, k] = graph.tensors.get(node.inputs[1])?.shape ?? [0, 0];
+    const [out, k] = graph.tensors.get(node.inputs[1])?.shape ?? [0, 0];
+    outChannels = out;
+    panelBytes = (packedFloats(k, GEMM_PANEL) + paddedBiasFloats(GEMM_PANEL)) * 4;
   } else if (node.op === 'Conv' && node.weightLayout !== '1HWO') {
     const g = convGeometryOf(graph, node);
     const path = convPath(g);
-    if (g.groups !== 1 || (path !== 'pointwise' && path !== 'im2col')) return undefined;
-    k = g.kh * g.kw * g.cg;
+    if (g.groups !== 1 || (path !== 'pointwise' && path !== 'im2col' && path !== 'winograd3x3')) return undefined;
     outChannels = g.o;
+    panelBytes = (path === 'winograd3x3' ? winogradWeightFloats(g.c, GEMM_PANEL) : packedFloats(g.kh * g.kw * g.cg, GEMM_PANEL) + paddedBiasFloats(GEMM_PANEL)) * 4;
   } else {
     return undefined;
   }
   if (layerMemory(graph, node).weightBytes <= maxSliceBytes) return undefined;
-  // Bytes of one panel of output channels: its packed weights and its padded bias.
-  const panelBytes = (packedFloats(k, GEMM_PANEL) + paddedBiasFloats(GEMM_PANEL)) * 4;
   const panels = Math.max(1, Math.floor(maxSliceBytes / panelBytes));
   const channels = panels * GEMM_PANEL;
   return channels >= outChannels ? undefined : { channels, outChannels };

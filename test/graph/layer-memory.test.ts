@@ -56,4 +56,27 @@ describe('layer memory', () => {
     expect(dw.scratchBytes).toBe(Math.max(3 * 18, 16 * 6) * g.c * 4);
     expect(layerMemory(graph, node('project'))).toMatchObject({ path: 'pointwise', scratchBytes: 0 });
   });
+
+  it('runs a 3x3 stride-1 convolution of 16 or more channels (multiples of 4) by Winograd: 16 packed positions of its taps, bands of whole blocks of 4 tiles', () => {
+    const b = new NetworkBuilder('winograd');
+    const x = b.input('input', [1, 30, 29, 16]);
+    const wide = b.conv('wide', x, { out: 20, kernel: 3 });
+    const few = b.conv('few', b.input('few-in', [1, 30, 29, 12]), { out: 20, kernel: 3 });
+    const odd = b.conv('odd', b.input('odd-in', [1, 30, 29, 18]), { out: 20, kernel: 3 });
+    const strided = b.conv('strided', x, { out: 20, kernel: 3, stride: 2 });
+    const g2 = b.build([wide, few, odd, strided]);
+    const of = (name: string) => layerMemory(g2, g2.nodes.find((n) => n.name === name)!);
+    expect([of('few').path, of('odd').path, of('strided').path]).toEqual(['im2col', 'im2col', 'im2col']);
+    const wideMemory = of('wide');
+    expect(wideMemory.path).toBe('winograd3x3');
+    // 16 positions of 16 rows by 3 panels of 8 output channels, then the bias padded to 24.
+    expect(wideMemory.weightBytes).toBe((16 * 16 * 24 + 24) * 4);
+    // 15 x 15 tiles of 2x2 pixels; a tile's band holds 16 positions of 16 inputs and 20 products.
+    const tileBytes = 16 * (16 + 20) * 4;
+    const band = wideMemory.bandRows;
+    expect(band % 4).toBe(0);
+    expect(wideMemory.scratchBytes).toBe(24 * 4 + band * tileBytes);
+    expect(wideMemory.scratchBytes).toBeGreaterThanOrEqual(BAND_BYTES);
+    expect(24 * 4 + (band - 4) * tileBytes).toBeLessThan(BAND_BYTES);
+  });
 });

@@ -10,11 +10,12 @@ import { NetworkBuilder } from '../../src/models/builder.ts';
 import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../src/planners/registry.ts';
 
-/** A 3x3 convolution (im2col), a 1x1, a depthwise and a grouped one, and two FullyConnected layers. */
+/** A 3x3 convolution by im2col (12 input channels) and one by Winograd (40), a 1x1, a depthwise and a grouped one, and two FullyConnected layers. */
 function network(): Graph {
   const b = new NetworkBuilder('slicing');
-  let x = b.input('input', [1, 8, 8, 16]);
+  let x = b.input('input', [1, 8, 8, 12]);
   x = b.conv('conv3x3', x, { out: 40, kernel: 3, activation: 'relu' });
+  x = b.conv('winograd', x, { out: 16, kernel: 3, activation: 'relu' });
   x = b.conv('conv1x1', x, { out: 24, kernel: 1, activation: 'relu6' });
   x = b.depthwise('depthwise', x, { kernel: 3 });
   x = b.conv('grouped', x, { out: 24, kernel: 3, groups: 2 });
@@ -43,8 +44,10 @@ describe('weight slicing', () => {
 
   it('cuts each oversized FullyConnected and one-group convolution into the fewest slices of whole panels within the limit', () => {
     for (const [name, k, channels] of [
-      ['conv3x3', 3 * 3 * 16, 40],
-      ['conv1x1', 40, 24],
+      ['conv3x3', 3 * 3 * 12, 40],
+      // Winograd: a panel's taps in each of the 16 positions, 40 rows each.
+      ['winograd', 16 * 40, 16],
+      ['conv1x1', 16, 24],
       ['fc1', 8 * 8 * 24, 100],
       ['fc2', 100, 10],
     ] as const) {

@@ -1,5 +1,17 @@
 import { elementCount, type Node } from '../../graph/ir.ts';
-import { convGeometryOf, depthwiseFrame, depthwiseLayout, depthwiseScratchFloats, GEMM_PANEL, packedFloats, paddedBiasFloats, type LayerMemory } from '../../graph/layer-memory.ts';
+import {
+  convGeometryOf,
+  depthwiseFrame,
+  depthwiseLayout,
+  depthwiseScratchFloats,
+  GEMM_PANEL,
+  packedFloats,
+  paddedBiasFloats,
+  WINOGRAD_POSITIONS,
+  winogradScratchFloats,
+  winogradTiles,
+  type LayerMemory,
+} from '../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import type { KernelCall } from './kernel.ts';
@@ -74,6 +86,8 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext, 
         }
       };
     }
+    case 'winograd3x3':
+      return winogradKernel(node, g, memory, context, { x, weights, out, lo, hi, finish }, share);
     case 'depthwise3x3':
       return depthwise3x3Kernel(node, g, memory, context, { x, weights, out, lo, hi, finish }, share);
     case 'depthwise': {
@@ -94,8 +108,59 @@ function convKernel(node: ConvNode, memory: LayerMemory, context: ArenaContext, 
   }
 }
 
-/** Where a depthwise convolution's operands lie (float offsets) and how its outputs are finished. */
-interface DepthwiseOperands {
+/**
+ * A 3x3 stride-1 convolution by Winograd's F(2x2, 3x3) (wasm/winograd.ts), a band of output
+ * tiles at a time in this thread's band of the layer's scratch: the band's inputs transformed
+ * into 16 position matrices, each multiplied by its position's transformed taps (the GEMM
+ * kernel, with the zeros at the scratch's start as its bias), and the products transformed
+ * back into the output with the bias and the clamp. 16 multiplies a tile (4 output pixels)
+ * per input and output channel pair, where im2col's matrix product takes 36.
+ */
+function winogradKernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: ConvOperands, share: Share): () => void {
+  const { part, parts } = share;
+  const { engine } = context;
+  const tiles = winogradTiles(g);
+  // At most the planned tiles, whole blocks of 4, and bands enough for every part.
+  const band = Math.min(memory.bandRows, 4 * Math.ceil(tiles.total / parts / 4));
+  if (winogradScratchFloats(g, band) * 4 > memory.scratchBytes)
+    throw new BackendError(`node ${node.name} needs ${winogradScratchFloats(g, band) * 4} bytes of scratch for a band of ${band} tiles but was given ${memory.scratchBytes}.`);
+  const zeros = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
+  const inputs = zeros + paddedBiasFloats(g.o);
+  const products = inputs + WINOGRAD_POSITIONS * band * g.c;
+  const packed = packedFloats(g.c, g.o);
+  const bias = v.weights + WINOGRAD_POSITIONS * packed;
+  /** The fused sigmoid or tanh over the band's output pixels: two rows of each image row of tiles it holds. */
+  const finishTiles = (t0: number, count: number): void => {
+    for (let t = t0; t < t0 + count; ) {
+      const n = Math.floor(t / tiles.perImage);
+      const ty = Math.floor((t - n * tiles.perImage) / tiles.perRow);
+      const tx = t - n * tiles.perImage - ty * tiles.perRow;
+      const run = Math.min(tiles.perRow - tx, t0 + count - t);
+      for (let oy = 2 * ty; oy < Math.min(2 * ty + 2, g.oh); oy++) {
+        const first = (n * g.oh + oy) * g.ow;
+        v.finish(first + 2 * tx, first + Math.min(2 * (tx + run), g.ow));
+      }
+      t += run;
+    }
+  };
+  const finishing = node.activation === 'sigmoid' || node.activation === 'tanh';
+  return () => {
+    engine.zero(zeros, paddedBiasFloats(g.o));
+    for (let t0 = 0, index = 0; t0 < tiles.total; t0 += band, index++) {
+      if (!takesItem(index, part, parts)) continue;
+      const count = Math.min(band, tiles.total - t0);
+      engine.winogradInput(v.x, g, t0, count, inputs);
+      for (let p = 0; p < WINOGRAD_POSITIONS; p++) {
+        engine.gemm(inputs + p * count * g.c, g.c, count, v.weights + p * packed, g.c, g.o, zeros, products + p * count * g.o, g.o, -Infinity, Infinity);
+      }
+      engine.winogradOutput(products, count, bias, v.out, g, t0, v.lo, v.hi);
+      if (finishing) finishTiles(t0, count);
+    }
+  };
+}
+
+/** Where a convolution's operands lie (float offsets) and how its outputs are finished. */
+interface ConvOperands {
   readonly x: number;
   readonly weights: number;
   readonly out: number;
@@ -115,7 +180,7 @@ interface DepthwiseOperands {
  * MobileNet v2's 8.0 to 7.3 ms (medians of 12 traces each, the two ways taken in turn in one
  * process; outputs bit-identical).
  */
-function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: DepthwiseOperands, share: Share): () => void {
+function depthwise3x3Kernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, context: ArenaContext, v: ConvOperands, share: Share): () => void {
   const { part, parts } = share;
   const { engine } = context;
   // At most the planned rows, and bands enough for every part.

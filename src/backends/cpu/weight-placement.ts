@@ -1,5 +1,6 @@
 import { elementCount, type Graph, type Node } from '../../graph/ir.ts';
-import { convGeometryOf, convPath, GEMM_PANEL, inPlaceLayer, packedFloats, paddedBiasFloats } from '../../graph/layer-memory.ts';
+import { convGeometryOf, convPath, GEMM_PANEL, inPlaceLayer, packedFloats, paddedBiasFloats, WINOGRAD_POSITIONS } from '../../graph/layer-memory.ts';
+import type { ConvGeometry } from '../../graph/window-geometry.ts';
 import { BackendError } from '../backend-error.ts';
 import { PANEL } from './kernels/gemm.ts';
 
@@ -51,6 +52,10 @@ export function nodeWeights(graph: Graph, node: Node, inPlace = true): NodeWeigh
     return { floats, placements: [tap, ...(node.inputs[2] ? [raw(node.inputs[2], taps * g.o)] : [])] };
   }
   if (node.weightLayout === '1HWO') throw new BackendError(`node ${node.name}: 1HWO weights belong to depthwise convolutions.`);
+  if (path === 'winograd3x3') {
+    const taps = winogradPlacement(node.inputs[1], g, node.weightLayout === 'OHWI');
+    return { floats, placements: [taps, ...biasPlacement(node, WINOGRAD_POSITIONS * packedFloats(g.c, g.o), g.o, 1)] };
+  }
   const k = g.kh * g.kw * g.cg;
   // Position in a row of the packed operand, (ky*kw + kx)*cg + ci, from a position within an output channel's row.
   const column =
@@ -93,6 +98,63 @@ export function packedPlacement(constant: string, k: number, perGroup: number, c
         for (let c = 0; c < n; c++) target[start + offsets[within + c]] = values[i + c];
         i += n;
         e += n;
+      }
+    },
+  };
+}
+
+/**
+ * A 3x3 convolution's taps as Winograd F(2x2, 3x3) reads them (graph/layer-memory.ts): for
+ * each of the 16 positions p, U[p] = (G g G^T)[p] of every (output, input) channel pair's
+ * 3x3 taps g, packed as the matrix product's operand of c rows and o columns, one position
+ * after the other. G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]. A transform needs an output
+ * channel's taps whole, so each output channel's row of 9c values is gathered as its runs come
+ * (in any sizes) and transformed once complete: in float64, then rounded to float32, the same
+ * values however the runs were cut.
+ */
+function winogradPlacement(constant: string, g: ConvGeometry, ohwi: boolean): Placement {
+  const k = 9 * g.c;
+  const packed = packedFloats(g.c, g.o);
+  const pending = new Map<number, { readonly taps: Float64Array; filled: number }>();
+  const tap = new Float64Array(9);
+  const half = new Float64Array(12);
+  const transform = (oc: number, taps: Float64Array, target: Float32Array): void => {
+    const column = Math.floor(oc / PANEL) * PANEL * g.c + (oc % PANEL);
+    for (let ci = 0; ci < g.c; ci++) {
+      for (let t = 0; t < 9; t++) tap[t] = ohwi ? taps[t * g.c + ci] : taps[ci * 9 + t];
+      // G g: 4 rows of 3.
+      for (let x = 0; x < 3; x++) {
+        const [g0, g1, g2] = [tap[x], tap[3 + x], tap[6 + x]];
+        half[x] = g0;
+        half[3 + x] = (g0 + g1 + g2) / 2;
+        half[6 + x] = (g0 - g1 + g2) / 2;
+        half[9 + x] = g2;
+      }
+      // (G g) G^T: 4 columns of each row.
+      for (let a = 0; a < 4; a++) {
+        const [h0, h1, h2] = [half[3 * a], half[3 * a + 1], half[3 * a + 2]];
+        const row = [h0, (h0 + h1 + h2) / 2, (h0 - h1 + h2) / 2, h2];
+        for (let b = 0; b < 4; b++) target[(4 * a + b) * packed + column + ci * PANEL] = row[b];
+      }
+    }
+  };
+  return {
+    constant,
+    write: (values, at, target) => {
+      let i = 0;
+      while (i < values.length) {
+        const e = at + i;
+        const oc = Math.floor(e / k);
+        const within = e - oc * k;
+        const row = pending.get(oc) ?? { taps: new Float64Array(k), filled: 0 };
+        const n = Math.min(k - within, values.length - i);
+        for (let c = 0; c < n; c++) row.taps[within + c] = values[i + c];
+        row.filled += n;
+        if (row.filled >= k) {
+          pending.delete(oc);
+          transform(oc, row.taps, target);
+        } else pending.set(oc, row);
+        i += n;
       }
     },
   };

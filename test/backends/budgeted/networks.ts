@@ -3,7 +3,7 @@ import { NetworkBuilder } from '../../../src/models/builder.ts';
 
 /**
  * A small NHWC network with a layer on every path of the budgeted executor: im2col (strided,
- * and grouped), 1x1, 3x3 depthwise, 5x5 depthwise with multiplier 2, max pool, concat,
+ * and grouped), 1x1, 3x3 depthwise, 5x5 depthwise with multiplier 2, max pool, Winograd, concat,
  * add, global average pool, FullyConnected (wide enough to be sliced), softmax.
  */
 export function everyPathNetwork(): Graph {
@@ -15,7 +15,8 @@ export function everyPathNetwork(): Graph {
   const d = b.depthwise('dw3', g, { kernel: 3, activation: 'relu6' });
   const e = b.depthwise('dw5', d, { kernel: 5, multiplier: 2 });
   const m = b.pool('pool', 'MaxPool', e, 2, 2, 'valid');
-  const joined = b.concat('concat', [m, m]);
+  const w = b.conv('winograd', m, { out: 4, kernel: 3, activation: 'relu' });
+  const joined = b.concat('concat', [m, w]);
   const sum = b.add('add', joined, joined, 'relu');
   const avg = b.globalAveragePool('avgpool', sum);
   const fc = b.dense('fc', avg, 200, 'relu');

@@ -44,8 +44,9 @@ function everyKind(): Graph {
   const dw3 = b.depthwise('dw3x3', stem, { kernel: 3, activation: 'relu' });
   const dw5 = b.depthwise('dw5x5', dw3, { kernel: 5, stride: 2 });
   const pw = b.conv('pointwise', dw5, { out: 16, kernel: 1, activation: 'sigmoid' });
+  const winograd = b.conv('winograd', pw, { out: 16, kernel: 3, activation: 'sigmoid' });
   const other = b.conv('pointwise2', dw5, { out: 16, kernel: 1 });
-  const sum = b.add('add', pw, other, 'tanh');
+  const sum = b.add('add', winograd, other, 'tanh');
   const relu = b.unary('relu', 'Relu', sum);
   const pooled = b.pool('maxpool', 'MaxPool', relu, 3, 2, 'same');
   const avg = b.pool('avgpool', 'AveragePool', pooled, 2, 1, 'same');
@@ -102,7 +103,7 @@ describe('operators split over threads', () => {
       kernels[2 * k + 1]();
       shares.set(node.name, written);
     });
-    for (const name of ['im2col', 'dw3x3', 'dw5x5', 'pointwise', 'add', 'relu', 'maxpool', 'avgpool', 'concat', 'fc']) {
+    for (const name of ['im2col', 'dw3x3', 'dw5x5', 'pointwise', 'winograd', 'add', 'relu', 'maxpool', 'avgpool', 'concat', 'fc']) {
       const [first, second] = shares.get(name) ?? [];
       expect(first, name).toBeGreaterThan(0);
       expect(second, name).toBeGreaterThan(0);

@@ -76,11 +76,12 @@ describe('memory measured in an isolated process', () => {
     const graph = b.build([b.conv('dw', y, { out: 8, kernel: 3 })]);
     const report = await execute(graph, options('offsets/greedy-by-size', { verifyByExecution: true }));
     expect(report.matchesNaive).toBe(true);
-    // Both convolutions pack their weights into GEMM panels of 8 columns (k = kh*kw*cin),
-    // each bias padded to whole panels; the raw OHWI weights are never held.
-    expect(report.memory.weights).toBe((packedLength(1000, 300) + packedLength(9 * 300, 8)) * 4 + (304 + 8) * 4);
+    // Both convolutions pack their weights into GEMM panels of 8 columns, each bias padded to
+    // whole panels: the 1x1 one k = cin rows; the 3x3 one (Winograd) its transformed taps, 16
+    // positions of cin rows. The raw OHWI weights are never held.
+    expect(report.memory.weights).toBe((packedLength(1000, 300) + 16 * packedLength(300, 8)) * 4 + (304 + 8) * 4);
     expect(report.memory.intermediates).toBe(report.memory.planned);
-    // The 3x3 convolution's im2col band is a record of the plan: no kernel keeps scratch of its own.
+    // The 3x3 convolution's band of tiles is a record of the plan: no kernel keeps scratch of its own.
     expect(report.memory.scratch).toBe(0);
     // Graph input and output buffers, the output handed back and the input given.
     expect(report.memory.io).toBe((16 * 1000 + 16 * 8 + 16 * 8 + 16 * 1000) * 4);

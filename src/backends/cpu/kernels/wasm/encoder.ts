@@ -273,6 +273,9 @@ export class FunctionBuilder {
   f32x4Add(): this {
     return this.simd(0xe4);
   }
+  f32x4Sub(): this {
+    return this.simd(0xe5);
+  }
   f32x4Mul(): this {
     return this.simd(0xe6);
   }

@@ -7,14 +7,15 @@ import { gemmFunction } from './gemm.ts';
 import { im2colFunction } from './im2col.ts';
 import { poolFunction } from './pool.ts';
 import { resizeFunction } from './resize.ts';
+import { winogradInputFunction, winogradOutputFunction } from './winograd.ts';
 import { relaxedSimd } from './relaxed-simd.ts';
 import { wasmApi, type WasmMemory } from './wasm-api.ts';
 
 /**
  * The SIMD engine: kernels written in WebAssembly (f32x4) by hand, the matrix product of
  * gemm.ts, the 3x3 depthwise convolution of depthwise.ts, the pools, elementwise ops and
- * strided copies of pool.ts and elementwise.ts, the im2col rows of im2col.ts and the
- * bilinear resize of resize.ts, on data staged into the engine's own memory or on a
+ * strided copies of pool.ts and elementwise.ts, the im2col rows of im2col.ts, Winograd's
+ * transforms of winograd.ts and the bilinear resize of resize.ts, on data staged into the engine's own memory or on a
  * memory the caller owns, with relaxed SIMD's fused multiply-add where the runtime has it
  * (relaxed-simd.ts). Plain JavaScript tops out near 4 GFLOP/s (scalar float64 arithmetic,
  * bounds checks); these run 5-10x faster. Where WebAssembly SIMD is
@@ -78,6 +79,17 @@ export interface SimdEngine {
    * NHWC input at x (its first pixel, the group's first channel) to col; offsets in floats.
    */
   im2col(x: number, g: ConvGeometry, p0: number, rows: number, col: number): void;
+  /**
+   * Winograd F(2x2, 3x3)'s input transform (wasm/winograd.ts) of tiles [t0, t0 + count) of a
+   * 3x3 stride-1 convolution (c a multiple of 4), from the NHWC input at x to the 16
+   * position matrices from v; offsets in floats.
+   */
+  winogradInput(x: number, g: ConvGeometry, t0: number, count: number, v: number): void;
+  /**
+   * Its output transform: the 16 position products of tiles [t0, t0 + count) from m (o a
+   * multiple of 4), plus the bias, clamped to [lo, hi], into the NHWC output at out; offsets in floats.
+   */
+  winogradOutput(m: number, count: number, bias: number, out: number, g: ConvGeometry, t0: number, lo: number, hi: number): void;
   /**
    * Output rows [r0, r1) of an NHWC bilinear resize of one image (wasm/resize.ts), h x w x c
    * at x to rows of ow x c from out; `scaleY`, `scaleX` input / output in float32 as
@@ -190,6 +202,8 @@ function compileKernels(shared: boolean, relaxed: boolean): object | null {
       zeroFunction(),
       im2colFunction(),
       resizeFunction(),
+      winogradInputFunction(),
+      winogradOutputFunction(),
     ];
     const bytes = encodeModule(functions, { sharedMemory: shared });
     return wasm.validate(bytes) ? new wasm.Module(bytes) : null;
@@ -214,7 +228,17 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
     const gemm = instance.exports.gemm as GemmExport;
     const dw3x3 = instance.exports.dw3x3 as Export;
     const kernel = (name: string): Export => instance.exports[name] as Export;
-    const [maxpool, avgpool, clamp, copyRuns, zero, im2col, resize] = [kernel('maxpool'), kernel('avgpool'), kernel('clamp'), kernel('copy_runs'), kernel('zero'), kernel('im2col'), kernel('resize')];
+    const [maxpool, avgpool, clamp, copyRuns, zero, im2col, resize, winogradIn, winogradOut] = [
+      kernel('maxpool'),
+      kernel('avgpool'),
+      kernel('clamp'),
+      kernel('copy_runs'),
+      kernel('zero'),
+      kernel('im2col'),
+      kernel('resize'),
+      kernel('winograd_in'),
+      kernel('winograd_out'),
+    ];
     const binary = { add: kernel('add'), mul: kernel('mul') };
     const rows = { add: kernel('add_rows'), mul: kernel('mul_rows') };
     let view = new Float32Array(memory.buffer as ArrayBuffer);
@@ -267,6 +291,14 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
       },
       im2col(x, g, p0, count, col) {
         im2col(x * 4, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.cg, p0, count, col * 4);
+      },
+      winogradInput(x, g, t0, count, v) {
+        const tilesW = Math.ceil(g.ow / 2);
+        winogradIn(x * 4, g.h, g.w, g.c, tilesW, tilesW * Math.ceil(g.oh / 2), g.pt, g.pl, t0, count, v * 4);
+      },
+      winogradOutput(m, count, bias, out, g, t0, lo, hi) {
+        const tilesW = Math.ceil(g.ow / 2);
+        winogradOut(m * 4, count, g.o, bias * 4, out * 4, g.oh, g.ow, tilesW, tilesW * Math.ceil(g.oh / 2), t0, lo, hi);
       },
       resize(x, out, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel) {
         resize(x * 4, out * 4, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel ? 1 : 0);
