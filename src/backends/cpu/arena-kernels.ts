@@ -32,7 +32,7 @@ import { IDLE, partRange, type Share, takesItem, WHOLE } from './parts.ts';
  * kernel on views of the buffer.
  *
  * Split (parts.ts), the closure is one part's share: pixel rows of a 1x1 convolution, bands
- * of an im2col or 3x3 depthwise convolution (in the running thread's band of the node's
+ * of an im2col, Winograd or 3x3 depthwise convolution (in the running thread's band of the node's
  * scratch, which holds one per thread), output rows of another depthwise one, column panels
  * of FullyConnected; what is not split runs whole in part 0.
  */
