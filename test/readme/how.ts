@@ -252,6 +252,17 @@ export const BENCH: Readonly<Record<string, How>> = {
     why: 'the kernels up to n = 4096 take a minute; n = 256',
     check: (ran) => expect(ran.stdout).toMatch(/^\| relaxed SIMD \(fused multiply-add\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m),
   },
+  'npm run bench:conv': {
+    inRepository: true,
+    run: 'npm run bench:conv -- --quick --repetitions 2 --warmup 1',
+    why: 'five layers of ten runs take a few seconds more; one layer, two runs',
+    check: (ran) => {
+      const row = /^\| SqueezeNet fire2\/expand3x3 \| 55x55x16 -> 64 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.e+-]+) \|$/m.exec(ran.stdout);
+      expect(row, ran.stdout).not.toBeNull();
+      // The executor's Winograd outputs agree with onnxruntime's to float32 rounding.
+      expect(Number(row?.[1])).toBeLessThan(1e-5);
+    },
+  },
 };
 
 /** Every group, the ones run here and the ones run by CI or another test. */
