@@ -35,6 +35,20 @@ const experiment = (extra: object = {}) =>
     join(dir, 'small.json'),
   );
 
+/** One model on the cpu backend, one timed inference a cell and no warm-up, outputs not checked; `backend` adds to the backend's settings. */
+const executed = (name: string, model: { source: string; label: string }, planners: string[], backend: object) =>
+  parseExperiment(
+    JSON.stringify({
+      name,
+      approach: 'offsets',
+      models: [model],
+      planners,
+      backends: [{ kind: 'cpu', repetitions: 1, warmup: 0, verifyByExecution: false, ...backend }],
+      repetitions: 1,
+    }),
+    join(dir, `${name}.json`),
+  );
+
 const lines = async (path: string): Promise<CellResult[]> =>
   (await readFile(path, 'utf8'))
     .split('\n')
@@ -43,17 +57,7 @@ const lines = async (path: string): Promise<CellResult[]> =>
 
 describe('the runner', () => {
   it('records how busy the machine was while it timed networks, and where a pinned cell ran', async () => {
-    const timed = parseExperiment(
-      JSON.stringify({
-        name: 'timed',
-        approach: 'offsets',
-        models: [{ source: 'zoo:blazeface', label: 'BlazeFace' }],
-        planners: ['offsets/greedy-by-size'],
-        backends: [{ kind: 'cpu', repetitions: 1, warmup: 0, pinCore: true, verifyByExecution: false }],
-        repetitions: 1,
-      }),
-      join(dir, 'timed.json'),
-    );
+    const timed = executed('timed', { source: 'zoo:blazeface', label: 'BlazeFace' }, ['offsets/greedy-by-size'], { pinCore: true });
     const outcome = await runExperiment(timed, { root: join(dir, 'timed'), quiet: true });
     const info = JSON.parse(await readFile(join(outcome.dir, 'run.json'), 'utf8')) as { load: { busy: boolean; seconds: number; rule: string }[] };
     expect(info.load).toHaveLength(1);
@@ -68,17 +72,7 @@ describe('the runner', () => {
   });
 
   it('times the cells of a network in turns with rounds: each cell over every turn, the order reversed every other turn', async () => {
-    const turns = parseExperiment(
-      JSON.stringify({
-        name: 'turns',
-        approach: 'offsets',
-        models: [{ source: 'zoo:mobilenet-v2?input=32', label: 'MobileNet v2 (32)' }],
-        planners: ['offsets/greedy-by-size', 'offsets/naive'],
-        backends: [{ kind: 'cpu', repetitions: 1, warmup: 0, rounds: 2, verifyByExecution: false }],
-        repetitions: 1,
-      }),
-      join(dir, 'turns.json'),
-    );
+    const turns = executed('turns', { source: 'zoo:mobilenet-v2?input=32', label: 'MobileNet v2 (32)' }, ['offsets/greedy-by-size', 'offsets/naive'], { rounds: 2 });
     const said: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
     process.stderr.write = ((chunk: string) => said.push(String(chunk)) > 0) as typeof process.stderr.write;
