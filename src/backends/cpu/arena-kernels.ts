@@ -122,8 +122,8 @@ function winogradKernel(node: ConvNode, g: ConvGeometry, memory: LayerMemory, co
   const tiles = winogradTiles(g);
   // At most the planned tiles, whole blocks of 4, and bands enough for every part.
   const band = Math.min(memory.bandRows, 4 * Math.ceil(tiles.total / parts / 4));
-  if (winogradScratchFloats(g, band) * 4 > memory.scratchBytes)
-    throw new BackendError(`node ${node.name} needs ${winogradScratchFloats(g, band) * 4} bytes of scratch for a band of ${band} tiles but was given ${memory.scratchBytes}.`);
+  const needed = winogradScratchFloats(g, band) * 4;
+  if (needed > memory.scratchBytes) throw new BackendError(`node ${node.name} needs ${needed} bytes of scratch for a band of ${band} tiles but was given ${memory.scratchBytes}.`);
   const zeros = context.at(`${node.name}@scratch`) + (share.slot * memory.scratchBytes) / 4;
   const inputs = zeros + paddedBiasFloats(g.o);
   const products = inputs + WINOGRAD_POSITIONS * band * g.c;

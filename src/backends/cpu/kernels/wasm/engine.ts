@@ -1,3 +1,4 @@
+import { winogradTiles } from '../../../../graph/layer-memory.ts';
 import type { ConvGeometry } from '../../../../graph/window-geometry.ts';
 import { BackendError } from '../../../backend-error.ts';
 import { depthwiseFunction } from './depthwise.ts';
@@ -293,12 +294,12 @@ function createEngine(given?: WasmMemory, temporary = 0): SimdEngine | null {
         im2col(x * 4, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.cg, p0, count, col * 4);
       },
       winogradInput(x, g, t0, count, v) {
-        const tilesW = Math.ceil(g.ow / 2);
-        winogradIn(x * 4, g.h, g.w, g.c, tilesW, tilesW * Math.ceil(g.oh / 2), g.pt, g.pl, t0, count, v * 4);
+        const tiles = winogradTiles(g);
+        winogradIn(x * 4, g.h, g.w, g.c, tiles.perRow, tiles.perImage, g.pt, g.pl, t0, count, v * 4);
       },
       winogradOutput(m, count, bias, out, g, t0, lo, hi) {
-        const tilesW = Math.ceil(g.ow / 2);
-        winogradOut(m * 4, count, g.o, bias * 4, out * 4, g.oh, g.ow, tilesW, tilesW * Math.ceil(g.oh / 2), t0, lo, hi);
+        const tiles = winogradTiles(g);
+        winogradOut(m * 4, count, g.o, bias * 4, out * 4, g.oh, g.ow, tiles.perRow, tiles.perImage, t0, lo, hi);
       },
       resize(x, out, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel) {
         resize(x * 4, out * 4, h, w, c, ow, r0, r1, scaleY, scaleX, halfPixel ? 1 : 0);
