@@ -12,6 +12,7 @@
  *   npm run bench:conv -- [--quick] [--repetitions 10] [--warmup 3]
  */
 import { setFlagsFromString } from 'node:v8';
+import { median } from 'simple-statistics';
 import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
 import { simdEngine } from '../src/backends/cpu/kernels/wasm/engine.ts';
 import { executionRecords } from '../src/backends/execution-records.ts';
@@ -64,11 +65,6 @@ function oneConv(h: number, w: number, c: number, o: number): Graph {
   const b = new NetworkBuilder('one-conv', 'float32');
   const x = b.input('x', [1, h, w, c]);
   return weightedGraph(b.build([b.conv('conv', x, { out: o, kernel: 3, activation: 'relu' })]), 'seeded', 1);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function timed(run: () => void): number {
@@ -147,7 +143,7 @@ for (const { layer, shape } of shapes) {
   const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
   const error = relativeError(new Map(await prepared.infer(inputs)), peer.outputs);
   prepared.dispose();
-  const peerMs = median(peer.samples);
+  const peerMs = median([...peer.samples]);
   const gflop = (2 * h * w * 9 * c * o) / 1e9;
   lines.push(
     `| ${layer} | ${h}x${w}x${c} -> ${o} | ${gflop.toFixed(3)} | ${ours.im2col.toFixed(2)} | ${ours.winograd.toFixed(2)} | ${(ours.im2col / ours.winograd).toFixed(2)} | ${peerMs.toFixed(2)} | ${(ours.winograd / peerMs).toFixed(2)} | ${error.toExponential(1)} |`,
