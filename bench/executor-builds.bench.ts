@@ -66,7 +66,12 @@ function parse(args: readonly string[]): Options {
 }
 
 const options = parse(process.argv.slice(2));
-const sides = { this: join(REPO_ROOT, 'dist', 'cli', 'main.js'), other: join(options.against, 'dist', 'cli', 'main.js') };
+/** A checkout's compiled program: dist/cli/memplan.js, or dist/cli/main.js in builds before it had its own file. */
+const program = (checkout: string): string => {
+  const entry = join(checkout, 'dist', 'cli', 'memplan.js');
+  return existsSync(entry) ? entry : join(checkout, 'dist', 'cli', 'main.js');
+};
+const sides = { this: program(REPO_ROOT), other: program(options.against) };
 for (const [side, cli] of Object.entries(sides)) {
   if (!existsSync(cli)) refuse(`${side === 'this' ? 'this checkout' : options.against} has no ${cli}: run npm run build there first.`);
 }

@@ -22,7 +22,7 @@ if (!(args.length === 0 || (args.length === 2 && args[0] === '--runs'))) refuse(
 const runs = args.length === 2 ? Number(args[1]) : 15;
 if (!Number.isSafeInteger(runs) || runs < 3) refuse(`--runs must be a whole number of at least 3, got ${args[1]}.`);
 
-const built = 'dist/cli/main.js';
+const built = 'dist/cli/memplan.js';
 if (!existsSync(built) || statSync(built).mtimeMs < newestFile('src')) refuse('build first (npm run build): a source is newer than dist/, so the command would compile TypeScript on the fly.');
 
 const TARGET = 3;

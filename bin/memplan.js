@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const built = join(root, 'dist', 'cli', 'main.js');
+const built = join(root, 'dist', 'cli', 'memplan.js');
 
 function newestSource(dir) {
   let newest = 0;
@@ -24,5 +24,5 @@ if (existsSync(built) && (!existsSync(join(root, 'src')) || statSync(built).mtim
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  await import('../src/cli/memplan.ts');
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import yargs, { type Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { UserError } from '../core/user-error.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { withCommands } from './commands/index.ts';
@@ -28,9 +27,24 @@ function usageSentence(message: string, usage: string | undefined): string {
 
 const NO_COMMAND = 'give one of the commands above.';
 
-export async function main(argv: string[]): Promise<void> {
+export interface MainOptions {
+  /**
+   * Whether main() may end the process (the program; the default): yargs exits after --help
+   * and --version, and a failed command exits soon after (exitSoon). A caller that runs
+   * command lines in its own process (the tests) says false.
+   */
+  readonly ownsProcess?: boolean;
+}
+
+/**
+ * Runs one command line: its output goes to process.stdout and process.stderr, its exit
+ * status into process.exitCode (0 left unset). The program (memplan.ts) is this and nothing more.
+ */
+export async function main(argv: string[], options: MainOptions = {}): Promise<void> {
+  const ownsProcess = options.ownsProcess ?? true;
   let cli = yargs(argv)
     .scriptName('memplan')
+    .exitProcess(ownsProcess)
     .usage('$0 <command> [options]')
     .strict()
     .demandCommand(1, NO_COMMAND)
@@ -54,7 +68,7 @@ export async function main(argv: string[]): Promise<void> {
     const failed = (code: number, text: string): void => {
       process.stderr.write(text);
       process.exitCode = code;
-      exitSoon();
+      if (ownsProcess) exitSoon();
     };
     // Caused by what the user gave us (core/user-error.ts): one sentence, exit code 2, no stack trace.
     if (error instanceof UserError) {
@@ -91,8 +105,6 @@ function skipHelpCache(cli: Argv): void {
   const usage = internal?.getUsageInstance?.();
   if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
-
-await main(hideBin(process.argv));
 
 /**
  * `memplan --version`: the package's version and the Node it runs on (results depend on

@@ -5,11 +5,11 @@ import { describe, it } from 'vitest';
 import { lowerBounds } from '../../src/core/bounds.ts';
 import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { memplanHere, userErrorLine } from './run-memplan.ts';
 
 describe.concurrent('memplan exec', () => {
   it('--json prints latency, footprint, memory measured in an isolated process and the proof against naive', async ({ expect }) => {
-    const run = await memplan('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '3', '--warmup', '1', '--json');
+    const run = await memplanHere('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '3', '--warmup', '1', '--json');
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'memory', 'peakRssBytes', 'planner']);
@@ -27,9 +27,9 @@ describe.concurrent('memplan exec', () => {
 
   it('refuses what it cannot run, in one line', async ({ expect }) => {
     const [records, backend, peers] = await Promise.all([
-      memplan('exec', 'examples/paper-example.json'),
-      memplan('exec', 'zoo:blazeface', '--backend', 'tpu'),
-      memplan('exec', 'zoo:blazeface', '--peers', 'native'),
+      memplanHere('exec', 'examples/paper-example.json'),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'tpu'),
+      memplanHere('exec', 'zoo:blazeface', '--peers', 'native'),
     ]);
     expect(userErrorLine(records)).toMatch(/holds usage records, not a network/);
     expect(userErrorLine(backend)).toMatch(/unknown backend "tpu"; available: cpu/);
@@ -38,8 +38,8 @@ describe.concurrent('memplan exec', () => {
 
   it('--schedule groups:2 --workers 2 runs on the worker pool: outputs bit-identical to the sequential naive run, per-step timings', async ({ expect }) => {
     const [human, json] = await Promise.all([
-      memplan('exec', 'zoo:resnext-50-paths?input=32', '--schedule', 'groups:2', '--workers', '2', '--repetitions', '2', '--warmup', '0'),
-      memplan('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '3', '--warmup', '1', '--json'),
+      memplanHere('exec', 'zoo:resnext-50-paths?input=32', '--schedule', 'groups:2', '--workers', '2', '--repetitions', '2', '--warmup', '0'),
+      memplanHere('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '3', '--warmup', '1', '--json'),
     ]);
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(/^backend +cpu-parallel /m);
@@ -60,12 +60,12 @@ describe.concurrent('memplan exec', () => {
 
   it('refuses workers and alignments it cannot use, in one line', async ({ expect }) => {
     const [zero, webgpu, many] = await Promise.all([
-      memplan('exec', 'zoo:blazeface', '--workers', '0'),
-      memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2'),
-      memplan('exec', 'zoo:blazeface', '--workers', '100000'),
+      memplanHere('exec', 'zoo:blazeface', '--workers', '0'),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'webgpu', '--workers', '2'),
+      memplanHere('exec', 'zoo:blazeface', '--workers', '100000'),
     ]);
     expect(userErrorLine(zero)).toMatch(/--workers must be a whole number >= 1, got 0\./);
-    const [odd, small] = await Promise.all([memplan('exec', 'zoo:blazeface', '--align', '3'), memplan('exec', 'zoo:blazeface', '--align', '2')]);
+    const [odd, small] = await Promise.all([memplanHere('exec', 'zoo:blazeface', '--align', '3'), memplanHere('exec', 'zoo:blazeface', '--align', '2')]);
     expect(userErrorLine(odd)).toBe('memplan: --align must be a power of two of bytes from 1 to 2^52 (1, 4, 64, 256...), got 3.');
     expect(userErrorLine(small)).toBe('memplan: exec runs float32 tensors: --align must be at least 4 bytes, got 2.');
     expect(userErrorLine(many)).toBe(`memplan: --workers 100000 is more than this machine's ${availableParallelism()} cores; the cpu-parallel backend runs at most one worker per core.`);
@@ -74,10 +74,10 @@ describe.concurrent('memplan exec', () => {
 
   it('refuses threads it cannot split operators over, in one line', async ({ expect }) => {
     const [zero, many, webgpu, budget] = await Promise.all([
-      memplan('exec', 'zoo:blazeface', '--threads', '0'),
-      memplan('exec', 'zoo:blazeface', '--threads', '100000'),
-      memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--threads', '2'),
-      memplan('exec', 'zoo:blazeface', '--budget', '4MiB', '--threads', '2'),
+      memplanHere('exec', 'zoo:blazeface', '--threads', '0'),
+      memplanHere('exec', 'zoo:blazeface', '--threads', '100000'),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'webgpu', '--threads', '2'),
+      memplanHere('exec', 'zoo:blazeface', '--budget', '4MiB', '--threads', '2'),
     ]);
     expect(userErrorLine(zero)).toBe('memplan: --threads must be a whole number >= 1, got 0.');
     expect(userErrorLine(many)).toBe(`memplan: --threads 100000 is more than this machine's ${availableParallelism()} cores; an operator is split over at most one thread per core.`);
@@ -86,7 +86,7 @@ describe.concurrent('memplan exec', () => {
   });
 
   it('prints the memory figures as one block of MiB, said to be measured in an isolated process', async ({ expect }) => {
-    const run = await memplan('exec', 'zoo:blazeface', '--repetitions', '2', '--warmup', '0');
+    const run = await memplanHere('exec', 'zoo:blazeface', '--repetitions', '2', '--warmup', '0');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^memory +measured in an isolated process that ran this plan alone/m);
     for (const figure of ['planned', 'intermediates', 'io', 'weights', 'scratch', 'baseline RSS', 'peak RSS', 'peak - base', 'rest']) {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { fullDiskAvailable, fullDiskFolder, memplanOnFullDisk } from '../fixtures/full-disk.ts';
-import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
+import { memplanHere, ROOT, userErrorLine } from './run-memplan.ts';
 
 let dir = '';
 beforeAll(async () => {
@@ -17,7 +17,7 @@ afterAll(async () => {
 
 describe('memplan gemm', () => {
   it('--json gives the run: times, I/O, resident tiles within the budget, measured peak, a correct C', async ({ expect }) => {
-    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--scheduler', 'dynamic', '--dir', join(dir, 'a'), '--json');
+    const run = await memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--scheduler', 'dynamic', '--dir', join(dir, 'a'), '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(Object.keys(report).sort()).toEqual([
@@ -46,7 +46,7 @@ describe('memplan gemm', () => {
   });
 
   it('--storage-bandwidth holds the tiles to a stated device: the run takes at least its bytes over the rate, and says the rate', async ({ expect }) => {
-    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '48KiB', '--dir', join(dir, 'a'), '--storage-bandwidth', '8MB', '--storage-write-bandwidth', '4MB/s', '--json');
+    const run = await memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '48KiB', '--dir', join(dir, 'a'), '--storage-bandwidth', '8MB', '--storage-write-bandwidth', '4MB/s', '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.storage.read).toEqual({ bytesPerSecond: 8e6, label: '8MB/s' });
@@ -55,23 +55,23 @@ describe('memplan gemm', () => {
     expect(deviceMs).toBeGreaterThan(300);
     expect(report.wallMs).toBeGreaterThanOrEqual(deviceMs);
     expect(report.check.within).toBe(true);
-    const text = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '256KiB', '--dir', join(dir, 'a'), '--storage-bandwidth', '400MB');
+    const text = await memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '256KiB', '--dir', join(dir, 'a'), '--storage-bandwidth', '400MB');
     expect(text.stdout).toMatch(/^storage {5}held to 400MB\/s for reads, 400MB\/s for writes: \d+\.\d\d s of device time, \d+\.\d\d s held past the real transfers$/m);
   });
 
   it('says where it left the matrices, and how large they are', async ({ expect }) => {
-    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--dir', join(dir, 'b'));
+    const run = await memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '64KiB', '--dir', join(dir, 'b'));
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain(`files       A, B and C (768 KiB) left in ${join(dir, 'b')} for the next run of this size and seed; remove it when done`);
   });
 
   it('says in one line what it cannot do', async ({ expect }) => {
     const [small, shape, size, speed, writeOnly] = await Promise.all([
-      memplan('gemm', '--n', '256', '--tile', '64', '--budget', '32KiB', '--dir', join(dir, 'b')),
-      memplan('gemm', '--n', '1000', '--tile', '64'),
-      memplan('gemm', '--budget', 'plenty'),
-      memplan('gemm', '--storage-bandwidth', 'fast'),
-      memplan('gemm', '--storage-write-bandwidth', '40MB'),
+      memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '32KiB', '--dir', join(dir, 'b')),
+      memplanHere('gemm', '--n', '1000', '--tile', '64'),
+      memplanHere('gemm', '--budget', 'plenty'),
+      memplanHere('gemm', '--storage-bandwidth', 'fast'),
+      memplanHere('gemm', '--storage-write-bandwidth', '40MB'),
     ]);
     expect(userErrorLine(small)).toBe('memplan: a budget of 32 KiB cannot hold one step of a 64x64-tile GEMM (A, B and C tiles: 48 KiB); the smallest budget that works is 48 KiB.');
     expect(userErrorLine(shape)).toBe('memplan: the tile (64) must divide n (1000).');
@@ -82,7 +82,7 @@ describe('memplan gemm', () => {
 
   it('leaves no C marked finished when a run is killed', async ({ expect }) => {
     const where = join(dir, 'killed');
-    const done = await memplan('gemm', '--n', '256', '--tile', '64', '--budget', '1MiB', '--dir', where);
+    const done = await memplanHere('gemm', '--n', '256', '--tile', '64', '--budget', '1MiB', '--dir', where);
     expect(done.status).toBe(0);
     expect(existsSync(join(where, 'C.done.json'))).toBe(true);
     // 32768 products of tiny tiles, each waiting for its reads: long enough to be killed half way.
@@ -100,7 +100,7 @@ describe('memplan gemm', () => {
 
   it("refuses a --dir it cannot make, at once (Node's own mkdir -p never returns for /proc/xyz)", async ({ expect }) => {
     const started = performance.now();
-    const run = await memplan('gemm', '--n', '256', '--tile', '64', '--dir', '/proc/memplan-cannot-be-here');
+    const run = await memplanHere('gemm', '--n', '256', '--tile', '64', '--dir', '/proc/memplan-cannot-be-here');
     expect(userErrorLine(run)).toBe('memplan: /proc/memplan-cannot-be-here: no such file or folder (mkdir, ENOENT).');
     expect(performance.now() - started).toBeLessThan(15_000);
   });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { writeOnnx } from '../../src/io/onnx/write-onnx.ts';
 import { ZOO } from '../../src/models/zoo.ts';
 import { interleavedBranches } from '../fixtures/graphs.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { memplanHere, userErrorLine } from './run-memplan.ts';
 
 const DEEPLAB = '../shared/reference-models/deeplabv3_257_mv_gpu.tflite';
 
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 describe.concurrent('network sources on the command line', () => {
   it('plans zoo:mobilenet-v2 with the figures of DESIGN.md', async ({ expect }) => {
-    const run = await memplan('plan', 'zoo:mobilenet-v2', '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
+    const run = await memplanHere('plan', 'zoo:mobilenet-v2', '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as Report;
     expect([report.tensors, report.operators, report.naive]).toEqual([65, 66, 27591112]);
@@ -37,7 +37,7 @@ describe.concurrent('network sources on the command line', () => {
   });
 
   it.skipIf(!existsSync(DEEPLAB))('plans the real DeepLab v3 file 7-8% above the bound with Greedy by Size', async ({ expect }) => {
-    const run = await memplan('plan', DEEPLAB, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
+    const run = await memplanHere('plan', DEEPLAB, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json');
     expect(run.status).toBe(0);
     const ratio = (JSON.parse(run.stdout) as Report).results[0].ratioToLowerBound;
     expect(ratio).toBeGreaterThan(1.07);
@@ -47,9 +47,9 @@ describe.concurrent('network sources on the command line', () => {
   it('exports records and an ONNX model that plan like the network', async ({ expect }) => {
     const csv = join(dir, 'blazeface.csv');
     const onnx = join(dir, 'blazeface.onnx');
-    const exports = await Promise.all([memplan('export', 'zoo:blazeface', '--to', csv), memplan('export', 'zoo:blazeface', '--to', onnx, '--no-weights')]);
+    const exports = await Promise.all([memplanHere('export', 'zoo:blazeface', '--to', csv), memplanHere('export', 'zoo:blazeface', '--to', onnx, '--no-weights')]);
     for (const run of exports) expect(run.status).toBe(0);
-    const plans = await Promise.all(['zoo:blazeface', csv, onnx].map((source) => memplan('plan', source, '--planner', 'offsets/greedy-by-size', '--json')));
+    const plans = await Promise.all(['zoo:blazeface', csv, onnx].map((source) => memplanHere('plan', source, '--planner', 'offsets/greedy-by-size', '--json')));
     const [zoo, fromCsv, fromOnnx] = plans.map((run) => JSON.parse(run.stdout) as Report);
     for (const other of [fromCsv, fromOnnx]) {
       expect([other.tensors, other.naive, other.lowerBounds, other.results[0].footprint]).toEqual([zoo.tensors, zoo.naive, zoo.lowerBounds, zoo.results[0].footprint]);
@@ -60,20 +60,20 @@ describe.concurrent('network sources on the command line', () => {
     // A network stored with two branches interleaved (test/fixtures/graphs.ts), as an ONNX file.
     const onnx = join(dir, 'interleaved.onnx');
     await writeFile(onnx, writeOnnx(interleavedBranches(), { weights: 'none' }));
-    const plan = (...extra: string[]) => memplan('plan', onnx, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json', ...extra);
+    const plan = (...extra: string[]) => memplanHere('plan', onnx, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json', ...extra);
     const [given, reordered, bad] = await Promise.all([plan(), plan('--order', 'memory-aware'), plan('--order', 'fastest')]);
     expect((JSON.parse(given.stdout) as Report).lowerBounds.offsets).toBe(96 * 1024);
     expect((JSON.parse(reordered.stdout) as Report).lowerBounds.offsets).toBe(68 * 1024);
     expect(userErrorLine(bad)).toMatch(/order.*"fastest".*"given", "memory-aware"/);
     // Exported as ONNX, the planned graph keeps its order: the file plans like the reordered network.
     const exported = join(dir, 'reordered.onnx');
-    expect((await memplan('export', onnx, '--order', 'memory-aware', '--to', exported)).status).toBe(0);
-    const fromFile = JSON.parse((await memplan('plan', exported, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json')).stdout) as Report;
+    expect((await memplanHere('export', onnx, '--order', 'memory-aware', '--to', exported)).status).toBe(0);
+    const fromFile = JSON.parse((await memplanHere('plan', exported, '--element-size', '4', '--planner', 'offsets/greedy-by-size', '--json')).stdout) as Report;
     expect(fromFile.lowerBounds.offsets).toBe(68 * 1024);
   });
 
   it('lists the six networks of the paper first, then the rest of the zoo', async ({ expect }) => {
-    const run = await memplan('list', 'models', '--json');
+    const run = await memplanHere('list', 'models', '--json');
     expect(run.status).toBe(0);
     const models = JSON.parse(run.stdout) as { source: string }[];
     expect(models.map((m) => m.source)).toEqual(ZOO.map((m) => `zoo:${m.name}`));
@@ -86,10 +86,10 @@ describe.concurrent('network sources on the command line', () => {
     const records = join(dir, 'records.json');
     await writeFile(records, '[{"id": "a", "size": 4, "first": 0, "last": 1}]');
     const [unknown, broken, shape, toOnnx] = await Promise.all([
-      memplan('plan', 'zoo:resnet-50'),
-      memplan('plan', corrupt),
-      memplan('plan', 'zoo:posenet', '--input-shape', 'input=1x2xA'),
-      memplan('export', records, '--to', join(dir, 'r.onnx')),
+      memplanHere('plan', 'zoo:resnet-50'),
+      memplanHere('plan', corrupt),
+      memplanHere('plan', 'zoo:posenet', '--input-shape', 'input=1x2xA'),
+      memplanHere('export', records, '--to', join(dir, 'r.onnx')),
     ]);
     expect(userErrorLine(unknown)).toMatch(/zoo:resnet-50: no such network/);
     expect(userErrorLine(broken)).toMatch(/corrupt\.tflite/);

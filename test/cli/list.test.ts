@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { COMMANDS } from '../../src/cli/commands/index.ts';
 import { describe, it } from 'vitest';
 import { BACKENDS } from '../../src/backends/registry.ts';
-import { memplan } from './run-memplan.ts';
+import { memplanHere } from './run-memplan.ts';
 
 const APPROACHES = ['offsets', 'shared-objects'];
 const COMPLEXITIES = ['n', 'n log n', 'n^2', 'n^3', 'exponential'];
 
 describe.concurrent('memplan list planners', () => {
   it('--json lists the 19 planners and the 2 budgeted ones with id, approach, title, citation and complexity', async ({ expect }) => {
-    const run = await memplan('list', 'planners', '--json');
+    const run = await memplanHere('list', 'planners', '--json');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     const planners = JSON.parse(run.stdout) as Record<string, unknown>[];
@@ -29,7 +29,7 @@ describe.concurrent('memplan list planners', () => {
   });
 
   it('prints a table with a header and one row per planner', async ({ expect }) => {
-    const [table, json] = await Promise.all([memplan('list', 'planners'), memplan('list', 'planners', '--json')]);
+    const [table, json] = await Promise.all([memplanHere('list', 'planners'), memplanHere('list', 'planners', '--json')]);
     expect(table.status).toBe(0);
     expect(table.stderr).toBe('');
     const lines = table.stdout.trimEnd().split('\n');
@@ -43,7 +43,7 @@ describe.concurrent('memplan list planners', () => {
   });
 
   it('an unknown list: non-zero exit and a message', async ({ expect }) => {
-    const run = await memplan('list', 'nothing');
+    const run = await memplanHere('list', 'nothing');
     expect(run.status).not.toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/nothing/);
@@ -53,7 +53,7 @@ describe.concurrent('memplan list planners', () => {
 
 describe('memplan list backends', () => {
   it('--json probes each backend here: cpu and cpu-parallel are available, webgpu has a device or a reason', async ({ expect }) => {
-    const run = await memplan('list', 'backends', '--json');
+    const run = await memplanHere('list', 'backends', '--json');
     expect(run.status).toBe(0);
     const backends = JSON.parse(run.stdout) as { kind: string; title: string; available: boolean | null; device?: Record<string, unknown>; reason?: string }[];
     // Every executing backend of the registry, then the two that execute nothing here.
@@ -73,7 +73,7 @@ describe('memplan list backends', () => {
   });
 
   it('prints one row per backend with what is available here', async ({ expect }) => {
-    const run = await memplan('list', 'backends');
+    const run = await memplanHere('list', 'backends');
     expect(run.status).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^kind +title +available here$/);
@@ -84,7 +84,7 @@ describe('memplan list backends', () => {
 
 describe.concurrent('a command line that lacks what it needs', () => {
   it('memplan list: its usage, then one sentence on its own line, exit 2', async ({ expect }) => {
-    const run = await memplan('list');
+    const run = await memplanHere('list');
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     const lines = run.stderr.trimEnd().split('\n');
@@ -96,13 +96,13 @@ describe.concurrent('a command line that lacks what it needs', () => {
 
   it('memplan --version: the package, its version and the Node it runs on, exit 0', async ({ expect }) => {
     const { name, version } = JSON.parse(readFileSync('package.json', 'utf8')) as { name: string; version: string };
-    const run = await memplan('--version');
+    const run = await memplanHere('--version');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(`${name} ${version} (node ${process.version})`);
   });
 
   it('memplan alone: the commands, then one sentence, exit 2', async ({ expect }) => {
-    const run = await memplan();
+    const run = await memplanHere();
     expect(run.status).toBe(2);
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe('memplan <command> [options]');

@@ -4,7 +4,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
+import { memplanHere, ROOT, userErrorLine } from './run-memplan.ts';
 
 /**
  * A sweep split over four processes (as a Slurm array or an Indexed Job runs it) and
@@ -37,7 +37,7 @@ beforeAll(async () => {
   experimentFile = join(dir, 'sharded.json');
   await writeFile(experimentFile, JSON.stringify(experiment));
   const out = join(dir, 'results');
-  const runs = await Promise.all([memplan('run', experimentFile, '--out', out), ...[0, 1, 2, 3].map((i) => memplan('run', experimentFile, '--out', out, '--shard', `${i}/4`))]);
+  const runs = await Promise.all([memplanHere('run', experimentFile, '--out', out), ...[0, 1, 2, 3].map((i) => memplanHere('run', experimentFile, '--out', out, '--shard', `${i}/4`))]);
   for (const run of runs) expect(run.status, run.stderr).toBe(0);
   whole = lastLine(runs[0].stdout);
   shards = runs.slice(1).map((run) => lastLine(run.stdout));
@@ -62,14 +62,14 @@ describe('memplan run --shard and memplan merge', () => {
   });
 
   it('merges four shards into the tables of one unsharded run, byte for byte', async () => {
-    const merged = await memplan('merge', ...shards, '--to', join(dir, 'merged'));
+    const merged = await memplanHere('merge', ...shards, '--to', join(dir, 'merged'));
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stdout.trim()).toBe(join(dir, 'merged'));
     // Timings differ between runs; every other field of every cell, and the order, are the same.
     const strip = (rows: Record<string, unknown>[]) => rows.map(({ timeMs: _t, ...rest }) => rest);
     expect(strip(await cells(join(dir, 'merged')))).toEqual(strip(await cells(whole)));
     for (const run of [whole, join(dir, 'merged')]) {
-      const report = await memplan('report', run);
+      const report = await memplanHere('report', run);
       expect(report.status, report.stderr).toBe(0);
     }
     for (const file of ['sharded.md', 'sharded.csv', 'sharded.tex']) {
@@ -87,7 +87,7 @@ describe('memplan run --shard and memplan merge', () => {
     const manifest = await readFile('examples/kubernetes/indexed-job.yaml', 'utf8');
     expect(manifest).toContain('"merge","/results/table2/*-shard-*-of-4"');
     const pattern = join(dirname(shards[0]), '*-shard-*-of-4');
-    const merged = await memplan('merge', pattern, '--to', join(dir, 'merged-by-pattern'));
+    const merged = await memplanHere('merge', pattern, '--to', join(dir, 'merged-by-pattern'));
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stderr).toContain('merged 4 shards');
     expect(await cells(join(dir, 'merged-by-pattern'))).toHaveLength((await cells(whole)).length);
@@ -95,15 +95,15 @@ describe('memplan run --shard and memplan merge', () => {
 
   it('reports a missing shard in one sentence and writes nothing', async () => {
     const to = join(dir, 'three-of-four');
-    const run = await memplan('merge', shards[0], shards[1], shards[3], '--to', to);
+    const run = await memplanHere('merge', shards[0], shards[1], shards[3], '--to', to);
     expect(userErrorLine(run)).toMatch(/shard 2\/4 is missing/);
     expect(await readdir(dir)).not.toContain('three-of-four');
   });
 
   it('reports a shard given twice, a folder that is not a shard, and a merge over an existing run', async () => {
-    expect(userErrorLine(await memplan('merge', shards[0], shards[0], shards[1], shards[2], '--to', join(dir, 'x')))).toMatch(/shard 0\/4 is given twice/);
-    expect(userErrorLine(await memplan('merge', whole, shards[0], '--to', join(dir, 'y')))).toMatch(/not a shard/);
-    expect(userErrorLine(await memplan('merge', ...shards, '--to', whole))).toMatch(/already exists/);
+    expect(userErrorLine(await memplanHere('merge', shards[0], shards[0], shards[1], shards[2], '--to', join(dir, 'x')))).toMatch(/shard 0\/4 is given twice/);
+    expect(userErrorLine(await memplanHere('merge', whole, shards[0], '--to', join(dir, 'y')))).toMatch(/not a shard/);
+    expect(userErrorLine(await memplanHere('merge', ...shards, '--to', whole))).toMatch(/already exists/);
   });
 
   it('reports cells a shard did not finish', async () => {
@@ -116,16 +116,16 @@ describe('memplan run --shard and memplan merge', () => {
       const lines = (await readFile(join(shard, 'results.jsonl'), 'utf8')).trim().split('\n');
       await writeFile(join(copies[i], 'results.jsonl'), `${(i === 1 ? lines.slice(0, -1) : lines).join('\n')}\n`);
     }
-    expect(userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'z')))).toMatch(/cells missing \(a shard did not finish: run it again with --resume\): .* \(shard 1,/);
+    expect(userErrorLine(await memplanHere('merge', ...copies, '--to', join(dir, 'z')))).toMatch(/cells missing \(a shard did not finish: run it again with --resume\): .* \(shard 1,/);
   });
 
   it('refuses shards of another configuration', async () => {
     const other = join(dir, 'other.json');
     await writeFile(other, JSON.stringify({ ...experiment, repetitions: 2 }));
-    const run = await memplan('run', other, '--out', join(dir, 'other'), '--shard', '1/4');
+    const run = await memplanHere('run', other, '--out', join(dir, 'other'), '--shard', '1/4');
     expect(run.status, run.stderr).toBe(0);
     const foreign = lastLine(run.stdout);
-    expect(userErrorLine(await memplan('merge', shards[0], foreign, shards[2], shards[3], '--to', join(dir, 'w')))).toMatch(/ran another configuration/);
+    expect(userErrorLine(await memplanHere('merge', shards[0], foreign, shards[2], shards[3], '--to', join(dir, 'w')))).toMatch(/ran another configuration/);
   }, 30_000);
 
   it('takes the shard from Slurm array variables', async () => {
@@ -168,7 +168,7 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
     const copies = await copyShards('disagree', (i, info) => {
       if (i === 2) info.shard.order = info.shard.order.slice(1);
     });
-    expect(userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'disagree-merged')))).toMatch(
+    expect(userErrorLine(await memplanHere('merge', ...copies, '--to', join(dir, 'disagree-merged')))).toMatch(
       /^memplan: the shards disagree on the experiment's cells \(cell 1 is .+ in .+run-shard-2-of-4 and .+ in .+run-shard-0-of-4\); run every shard of the sweep with one memplan version and experiment file\.$/,
     );
   });
@@ -179,7 +179,7 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
       if (i === 0) moved = info.shard.assigned[0];
       if (i === 1) info.shard.assigned.push(moved);
     });
-    expect(userErrorLine(await memplan('merge', ...twice, '--to', join(dir, 'twice-merged')))).toBe(
+    expect(userErrorLine(await memplanHere('merge', ...twice, '--to', join(dir, 'twice-merged')))).toBe(
       `memplan: cells assigned to two shards: ${printable(moved)} (shards 0 and 1); the shards split the cells differently, so run them again with one memplan version.`,
     );
     let dropped = '';
@@ -189,7 +189,7 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
       const [model, planner] = dropped.split('\u0000');
       return lines.filter((l) => !(JSON.parse(l).model === model && JSON.parse(l).planner === planner));
     });
-    expect(userErrorLine(await memplan('merge', ...none, '--to', join(dir, 'none-merged')))).toBe(
+    expect(userErrorLine(await memplanHere('merge', ...none, '--to', join(dir, 'none-merged')))).toBe(
       `memplan: cells assigned to no shard: ${printable(dropped)}; the shards split the cells differently, so run them again with one memplan version.`,
     );
     expect(await readdir(dir)).not.toContain('none-merged');
@@ -203,7 +203,7 @@ describe('memplan merge proves that the shards cover every cell exactly once', (
       cell = `${first.model} / ${first.planner} / ${first.backend}`;
       return [...lines, lines[0]];
     });
-    const line = userErrorLine(await memplan('merge', ...copies, '--to', join(dir, 'doubled-merged')));
+    const line = userErrorLine(await memplanHere('merge', ...copies, '--to', join(dir, 'doubled-merged')));
     const lineCount = (await readFile(join(copies[1], 'results.jsonl'), 'utf8')).trim().split('\n').length;
     expect(line).toBe(`memplan: ${copies[1]} holds the cell ${cell} twice (results.jsonl lines 1 and ${lineCount}): two runs wrote into it at once, so run the experiment again into a new folder.`);
   });
@@ -234,7 +234,7 @@ describe('memplan merge with an optional source absent on some machines', () => 
   const shardInfo = async (run: string) =>
     JSON.parse(await readFile(join(run, 'run.json'), 'utf8')).shard as { order: string[]; assigned: string[]; absentSources: string[]; skipped: { cell: string; because: string }[] };
   const run = async (name: string, shard: string, ...extra: string[]): Promise<void> => {
-    const done = await memplan('run', file, '--out', join(base, name), '--shard', shard, ...extra);
+    const done = await memplanHere('run', file, '--out', join(base, name), '--shard', shard, ...extra);
     expect(done.status, done.stderr).toBe(0);
     runs[`${name} ${shard}`] = lastLine(done.stdout);
   };
@@ -277,7 +277,7 @@ describe('memplan merge with an optional source absent on some machines', () => 
 
   it('refuses to merge when the trace was on one machine and not the other, naming the cells and the shard to run again', async () => {
     const to = join(base, 'half-merged');
-    const line = userErrorLine(await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to));
+    const line = userErrorLine(await memplanHere('merge', runs['half 0/2'], runs['half 1/2'], '--to', to));
     const lacking = (await shardInfo(runs['half 1/2'])).skipped.map((s) => s.cell.split('\u0000').join(' / '));
     expect(line).toBe(
       `memplan: traces/t.csv was present on the machine of shard 0 but absent on that of shard 1 (${runs['half 1/2']}: ${lacking.join('; ')}), whose cells of it have no result; run shard 1/2 again with --resume on a machine that has the file.`,
@@ -288,14 +288,14 @@ describe('memplan merge with an optional source absent on some machines', () => 
   it('merges once that shard ran again where the trace is: all 9 cells', async () => {
     await writeFile(trace, traceText);
     try {
-      const again = await memplan('run', file, '--out', join(base, 'half'), '--shard', '1/2', '--resume');
+      const again = await memplanHere('run', file, '--out', join(base, 'half'), '--shard', '1/2', '--resume');
       expect(again.status, again.stderr).toBe(0);
       expect(lastLine(again.stdout)).toBe(runs['half 1/2']);
     } finally {
       await unlink(trace);
     }
     const to = join(base, 'half-merged-again');
-    const merged = await memplan('merge', runs['half 0/2'], runs['half 1/2'], '--to', to);
+    const merged = await memplanHere('merge', runs['half 0/2'], runs['half 1/2'], '--to', to);
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stderr).toBe('memplan: merged 2 shards, 9 cells\n');
     expect(await cells(to)).toHaveLength(9);
@@ -304,13 +304,13 @@ describe('memplan merge with an optional source absent on some machines', () => 
 
   it('merges when no machine had the trace, saying in run.json which cells were skipped and why', async () => {
     const to = join(base, 'nowhere-merged');
-    const merged = await memplan('merge', runs['nowhere 0/2'], runs['nowhere 1/2'], '--to', to);
+    const merged = await memplanHere('merge', runs['nowhere 0/2'], runs['nowhere 1/2'], '--to', to);
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stderr).toBe('memplan: merged 2 shards, 6 cells; 3 skipped on every machine (why: the skipped list in its run.json)\n');
     expect((await cells(to)).map((c) => c.model).includes(trace)).toBe(false);
     const info = JSON.parse(await readFile(join(to, 'run.json'), 'utf8'));
     expect(info.skipped).toEqual(optional.planners.map((planner) => ({ model: 'traces/t.csv', planner, backend: 'plan-only', why: "traces/t.csv is absent on every shard's machine" })));
-    const report = await memplan('report', to);
+    const report = await memplanHere('report', to);
     expect(report.status, report.stderr).toBe(0);
   }, 60_000);
 
@@ -323,13 +323,13 @@ describe('memplan merge with an optional source absent on some machines', () => 
     }
     const shards = await Promise.all(
       checkouts.map(async (dir, k) => {
-        const done = await memplan('run', join(dir, 'optional.json'), '--out', join(base, 'paths'), '--shard', `${k}/2`);
+        const done = await memplanHere('run', join(dir, 'optional.json'), '--out', join(base, 'paths'), '--shard', `${k}/2`);
         expect(done.status, done.stderr).toBe(0);
         return lastLine(done.stdout);
       }),
     );
     const to = join(base, 'paths-merged');
-    const merged = await memplan('merge', ...shards, '--to', to);
+    const merged = await memplanHere('merge', ...shards, '--to', to);
     expect(merged.status, merged.stderr).toBe(0);
     expect(merged.stderr).toBe('memplan: merged 2 shards, 9 cells\n');
     const traced = (await cells(to)).map((c) => String(c.model)).filter((model) => model.endsWith('t.csv'));

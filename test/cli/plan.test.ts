@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { memplan, once, userErrorLine } from './run-memplan.ts';
+import { memplanHere, once, userErrorLine } from './run-memplan.ts';
 
 /** The built-in planner ids (DESIGN.md's 13, this project's best-of, search and exact, two tie-rule variants), in registry order. */
 const PLANNER_IDS = [
@@ -114,7 +114,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const paperJson = once(() => memplan('plan', PAPER, '--json', '--time-limit', '1'));
+const paperJson = once(() => memplanHere('plan', PAPER, '--json', '--time-limit', '1'));
 
 describe.concurrent('memplan plan --json', () => {
   it('prints exactly one JSON object with the fields of DESIGN.md', async ({ expect }) => {
@@ -171,7 +171,7 @@ describe.concurrent('memplan plan --json', () => {
   });
 
   it('reads a CSV trace; --approach offsets keeps only offsets/* planners', async ({ expect }) => {
-    const report = reportOf(await memplan('plan', traceCsv, '--approach', 'offsets', '--json', '--time-limit', '1'));
+    const report = reportOf(await memplanHere('plan', traceCsv, '--approach', 'offsets', '--json', '--time-limit', '1'));
     expect(report.source).toBe(traceCsv);
     expect(report.tensors).toBe(6);
     expect(report.operators).toBe(12); // the largest upper
@@ -187,12 +187,12 @@ describe.concurrent('memplan plan --json', () => {
   });
 
   it('--planner may be repeated and comma-separated, and keeps the order given', async ({ expect }) => {
-    const report = reportOf(await memplan('plan', traceCsv, '--planner', 'offsets/naive', '--planner', 'shared-objects/greedy-by-size,offsets/greedy-by-size', '--json'));
+    const report = reportOf(await memplanHere('plan', traceCsv, '--planner', 'offsets/naive', '--planner', 'shared-objects/greedy-by-size,offsets/greedy-by-size', '--json'));
     expect(report.results.map((r) => r.planner)).toEqual(['offsets/naive', 'shared-objects/greedy-by-size', 'offsets/greedy-by-size']);
   });
 
   it('--align 64 makes every offset (and every shared object size) a multiple of 64', async ({ expect }) => {
-    const report = reportOf(await memplan('plan', traceCsv, '--align', '64', '--json', '--time-limit', '1'));
+    const report = reportOf(await memplanHere('plan', traceCsv, '--align', '64', '--json', '--time-limit', '1'));
     expect(report.results.map((r) => r.planner)).toEqual(PLANNER_IDS);
     for (const r of report.results) {
       expect(r.valid, r.planner).toBe(true);
@@ -209,14 +209,14 @@ describe.concurrent('memplan plan --json', () => {
 
 describe.concurrent('memplan plan --planner offsets/exact', () => {
   it('--time-limit S --json adds "optimal" and the proven bound', async ({ expect }) => {
-    const run = await memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '5', '--json');
+    const run = await memplanHere('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '5', '--json');
     expect(run.status).toBe(0);
     const [result] = reportOf(run).results as unknown as { planner: string; footprint: number; optimal: boolean; bound: number; valid: boolean }[];
     expect(result).toMatchObject({ planner: 'offsets/exact', footprint: 124, optimal: true, bound: 124, valid: true });
   });
 
   it('--json gives the trajectory: times, best arenas and bounds, ending at the claim', async ({ expect }) => {
-    const run = await memplan('plan', 'synthetic:planted?n=40&seed=3&family=guillotine', '--planner', 'offsets/exact', '--time-limit', '5', '--json');
+    const run = await memplanHere('plan', 'synthetic:planted?n=40&seed=3&family=guillotine', '--planner', 'offsets/exact', '--time-limit', '5', '--json');
     expect(run.status).toBe(0);
     const [result] = reportOf(run).results as unknown as { footprint: number; optimal: boolean; bound: number; trajectory: { timeMs: number; footprint: number; bound: number }[] }[];
     const { trajectory } = result;
@@ -235,7 +235,7 @@ describe.concurrent('memplan plan --planner offsets/exact', () => {
   });
 
   it('says "proven optimal" in the table, and refuses a negative time limit', async ({ expect }) => {
-    const [table, bad] = await Promise.all([memplan('plan', PAPER, '--planner', 'offsets/exact,offsets/search'), memplan('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '-1')]);
+    const [table, bad] = await Promise.all([memplanHere('plan', PAPER, '--planner', 'offsets/exact,offsets/search'), memplanHere('plan', PAPER, '--planner', 'offsets/exact', '--time-limit', '-1')]);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/offsets\/exact .* verified, proven optimal/);
     expect(table.stdout).toMatch(/offsets\/search .* verified$/m);
@@ -245,7 +245,7 @@ describe.concurrent('memplan plan --planner offsets/exact', () => {
 
 describe.concurrent('memplan plan (human output)', () => {
   it('prints an aligned table with every planner and the unit MiB', async ({ expect }) => {
-    const run = await memplan('plan', PAPER, '--time-limit', '1');
+    const run = await memplanHere('plan', PAPER, '--time-limit', '1');
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(PAPER);
@@ -271,20 +271,20 @@ describe.concurrent('memplan plan (human output)', () => {
 
 describe.concurrent('memplan plan: bad input and usage', () => {
   it('a CSV with a negative size: exit 2, one line naming the file and line', async ({ expect }) => {
-    const line = userErrorLine(await memplan('plan', negativeCsv, '--json'));
+    const line = userErrorLine(await memplanHere('plan', negativeCsv, '--json'));
     expect(line).toContain(`${negativeCsv}:3`);
     expect(line).toMatch(/size -4 is negative/);
   });
 
   it('sizes whose sum passes 2^53 - 1: exit 2, one line naming the file and line, no planner run (issue 38)', async ({ expect }) => {
-    const line = userErrorLine(await memplan('plan', hugeCsv));
+    const line = userErrorLine(await memplanHere('plan', hugeCsv));
     expect(line).toBe(`memplan: ${hugeCsv}:3: size 9007199254740991 brings the sum of the sizes past 2^53 - 1 bytes, beyond which plans are not exact.`);
   });
 
   it('--align that takes the sum of the rounded sizes past 2^53 - 1: exit 2, one line; without it the file plans', async ({ expect }) => {
     const [aligned, plain] = await Promise.all([
-      memplan('plan', nearCsv, '--align', '64', '--planner', 'offsets/greedy-by-size'),
-      memplan('plan', nearCsv, '--planner', 'offsets/greedy-by-size', '--json'),
+      memplanHere('plan', nearCsv, '--align', '64', '--planner', 'offsets/greedy-by-size'),
+      memplanHere('plan', nearCsv, '--planner', 'offsets/greedy-by-size', '--json'),
     ]);
     expect(userErrorLine(aligned)).toBe(
       `memplan: ${nearCsv}: with --align 64, record 2 (id "c") brings the sum of the sizes, each rounded up to 64 bytes, past 2^53 - 1 bytes, beyond which plans are not exact.`,
@@ -296,7 +296,7 @@ describe.concurrent('memplan plan: bad input and usage', () => {
 
   it('--align 0, -8, 1e20, 3, 1.5: exit 2, one line (a power of two from 1 to 2^52)', async ({ expect }) => {
     const values = ['0', '-8', '1e20', '3', '1.5'];
-    const runs = await Promise.all(values.map((value) => memplan('plan', PAPER, `--align=${value}`)));
+    const runs = await Promise.all(values.map((value) => memplanHere('plan', PAPER, `--align=${value}`)));
     runs.forEach((run, k) => {
       expect(userErrorLine(run)).toMatch(/^memplan: --align must be a power of two of bytes from 1 to 2\^52 \(1, 4, 64, 256\.\.\.\), got /);
       expect(run.stderr, values[k]).toContain(`got ${Number(values[k])}.`);
@@ -305,19 +305,19 @@ describe.concurrent('memplan plan: bad input and usage', () => {
 
   it('a missing file: exit 2, one line naming the file', async ({ expect }) => {
     const missing = join(dir, 'missing.json');
-    const line = userErrorLine(await memplan('plan', missing));
+    const line = userErrorLine(await memplanHere('plan', missing));
     expect(line).toContain(missing);
     expect(line).toMatch(/no such file/);
   });
 
   it('an unknown planner id: exit 2, one line with the closest ids', async ({ expect }) => {
-    const line = userErrorLine(await memplan('plan', PAPER, '--planner', 'offsets/greedy-by-sise'));
+    const line = userErrorLine(await memplanHere('plan', PAPER, '--planner', 'offsets/greedy-by-sise'));
     expect(line).toContain('offsets/greedy-by-sise');
     expect(line).toContain('offsets/greedy-by-size');
   });
 
   it('an unknown option: non-zero exit and a message naming it', async ({ expect }) => {
-    const run = await memplan('plan', PAPER, '--frobnicate');
+    const run = await memplanHere('plan', PAPER, '--frobnicate');
     expect(run.status).not.toBe(0);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/frobnicate/);
@@ -325,7 +325,7 @@ describe.concurrent('memplan plan: bad input and usage', () => {
   });
 
   it('no command: non-zero exit and a message', async ({ expect }) => {
-    const run = await memplan();
+    const run = await memplanHere();
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/command/);
     expect(run.stderr).not.toMatch(/^\s+at /m);

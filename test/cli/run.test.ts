@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullDiskAvailable, fullDiskFolder, memplanOnFullDisk } from '../fixtures/full-disk.ts';
-import { memplan, ROOT, userErrorLine, type CommandRun } from './run-memplan.ts';
+import { memplanHere, ROOT, userErrorLine, type CommandRun } from './run-memplan.ts';
 
 /**
  * `memplan run` as a user runs it, where a run could lose or double cells: a second writer
@@ -61,10 +61,10 @@ describe('memplan run --resume while the run still goes', () => {
       if (runs.length > 0) folder = join(out, 'slow', runs[0]);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const second = await memplan('run', file, '--out', out, '--resume');
+    const second = await memplanHere('run', file, '--out', out, '--resume');
     expect(userErrorLine(second)).toMatch(new RegExp(`^memplan: ${folder} is being written by memplan pid ${first.pid} \\(since [^)]+\\); wait for it to end or stop it, then try again\\.$`));
     // merge --to into the running folder: the same refusal.
-    expect(userErrorLine(await memplan('merge', folder, '--to', folder))).toMatch(new RegExp(`^memplan: ${folder} is being written by memplan pid ${first.pid} `));
+    expect(userErrorLine(await memplanHere('merge', folder, '--to', folder))).toMatch(new RegExp(`^memplan: ${folder} is being written by memplan pid ${first.pid} `));
     expect(first.exitCode).toBeNull();
     first.kill('SIGINT');
     expect(await ended).toEqual({ code: null, signal: 'SIGINT' });
@@ -72,7 +72,7 @@ describe('memplan run --resume while the run still goes', () => {
     const before = existsSync(join(folder, 'results.jsonl')) ? await lines(join(folder, 'results.jsonl')) : [];
     expect(before.length).toBeLessThan(models.length);
 
-    const resumed = await memplan('run', file, '--out', out, '--resume');
+    const resumed = await memplanHere('run', file, '--out', out, '--resume');
     expect(resumed.status, resumed.stderr).toBe(0);
     const after = await lines(join(folder, 'results.jsonl'));
     expect(after).toHaveLength(models.length);
@@ -84,7 +84,7 @@ describe('memplan run --resume while the run still goes', () => {
     if (before.length > 0) expect(resumed.stderr).toContain(`slow: ${before.length} cell${before.length === 1 ? '' : 's'} finished before, kept`);
     expect(resumed.stderr.match(/^slow \d+\/\d+ /gm) ?? []).toHaveLength(models.length - before.length);
     // Nothing left: one line says so.
-    const again = await memplan('run', file, '--out', out, '--resume');
+    const again = await memplanHere('run', file, '--out', out, '--resume');
     expect(again.stderr.trim().split('\n')).toEqual([`slow: writing to ${folder}`, `slow: ${models.length} cells finished before, kept (${models.length}/${models.length})`]);
   }, 120_000);
 });
@@ -97,7 +97,7 @@ describe('memplan run --shard beyond the cells', () => {
       await writeFile(file, JSON.stringify(experiment('thirty', ['offsets/greedy-by-size', 'offsets/naive', 'shared-objects/greedy-in-order'])));
       const out = join(dir, `shard-${shard.replace('/', '-')}`);
       const started = Date.now();
-      const run = await memplan('run', file, '--out', out, '--shard', shard);
+      const run = await memplanHere('run', file, '--out', out, '--shard', shard);
       const [index, count] = shard.split('/');
       expect(userErrorLine(run)).toBe(`memplan: shard ${index}/${count}: ${file} has 30 cells, so it splits into at most 30 shards.`);
       expect(Date.now() - started).toBeLessThan(20_000);
@@ -116,7 +116,7 @@ describe.skipIf(!fullDiskAvailable)('memplan run on a full disk', () => {
     file = join(dir, 'disk.json');
     await writeFile(file, JSON.stringify(experiment(name, planners)));
     // An earlier run's first three cells, as a run stopped after them leaves its folder.
-    const whole = await memplan('run', file, '--out', join(dir, 'whole'));
+    const whole = await memplanHere('run', file, '--out', join(dir, 'whole'));
     expect(whole.status, whole.stderr).toBe(0);
     const folder = whole.stdout.trim();
     earlier = join(dir, 'earlier');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { memplanHere, userErrorLine } from './run-memplan.ts';
 
 let dir = '';
 beforeAll(async () => {
@@ -23,7 +23,17 @@ interface PlanReport {
 describe.concurrent('--schedule', () => {
   it('plan --schedule groups:2 --json: verified plans over steps, no two tensors of a step in the same bytes', async ({ expect }) => {
     const source = 'zoo:resnext-50-paths?input=32';
-    const run = await memplan('plan', source, '--schedule', 'groups:2', '--element-size', '4', '--planner', 'offsets/greedy-by-size,shared-objects/greedy-by-size-improved,offsets/best-of', '--json');
+    const run = await memplanHere(
+      'plan',
+      source,
+      '--schedule',
+      'groups:2',
+      '--element-size',
+      '4',
+      '--planner',
+      'offsets/greedy-by-size,shared-objects/greedy-by-size-improved,offsets/best-of',
+      '--json',
+    );
     expect(run.status).toBe(0);
     const report = JSON.parse(run.stdout) as PlanReport;
     const { problem, steps } = plannedProblem(buildZooModel(source), { elementSize: 4, schedule: 'groups:2' });
@@ -43,7 +53,7 @@ describe.concurrent('--schedule', () => {
 
   it('export --schedule levels writes the records over steps', async ({ expect }) => {
     const to = join(dir, 'levels.json');
-    const run = await memplan('export', 'zoo:googlenet', '--schedule', 'levels', '--to', to);
+    const run = await memplanHere('export', 'zoo:googlenet', '--schedule', 'levels', '--to', to);
     expect(run.status).toBe(0);
     const records = JSON.parse(await readFile(to, 'utf8')) as { id: string; first: number; last: number }[];
     const { problem } = plannedProblem(buildZooModel('zoo:googlenet'), { schedule: 'levels' });
@@ -51,7 +61,7 @@ describe.concurrent('--schedule', () => {
   });
 
   it('gives one line and exit code 2 for anything but sequential, levels or groups:K', async ({ expect }) => {
-    const runs = await Promise.all(['groups:0', 'groups:x', 'parallel'].map((value) => memplan('plan', 'zoo:blazeface', '--schedule', value)));
+    const runs = await Promise.all(['groups:0', 'groups:x', 'parallel'].map((value) => memplanHere('plan', 'zoo:blazeface', '--schedule', value)));
     for (const [k, value] of ['groups:0', 'groups:x', 'parallel'].entries()) {
       expect(userErrorLine(runs[k])).toBe(`memplan: --schedule must be sequential, levels or groups:K (K a whole number >= 1), got "${value}".`);
     }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executionOrder } from '../../src/graph/execution-order.ts';
 import { graphToProblem, plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
-import { memplan, userErrorLine } from './run-memplan.ts';
+import { memplanHere, userErrorLine } from './run-memplan.ts';
 import { webgpuAvailable } from '../backends/webgpu/adapter.ts';
 import { webgpuBackend } from '../../src/backends/webgpu/webgpu-backend.ts';
 
@@ -52,7 +52,7 @@ const EPS = 0.002;
 describe.concurrent('traces', () => {
   it('exec --trace: every operator once on the compute track, in order, with the live bytes of its step', async ({ expect }) => {
     const file = join(dir, 'cpu.json');
-    const run = await memplan('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '2', '--warmup', '1', '--trace', file, '--json');
+    const run = await memplanHere('exec', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--repetitions', '2', '--warmup', '1', '--trace', file, '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.timeline).toBeUndefined();
@@ -77,7 +77,7 @@ describe.concurrent('traces', () => {
 
   it('exec --trace on the worker pool: a track per worker, every operator once, no step starting before the one before it ended', async ({ expect }) => {
     const file = join(dir, 'pool.json');
-    const run = await memplan('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '1', '--warmup', '0', '--trace', file);
+    const run = await memplanHere('exec', 'zoo:blazeface', '--schedule', 'levels', '--workers', '2', '--repetitions', '1', '--warmup', '0', '--trace', file);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/wrote .*pool\.json: \d+ slices on [12] thread tracks?/);
     const { events, threads } = await readTrace(file);
@@ -95,7 +95,7 @@ describe.concurrent('traces', () => {
 
   it('exec --budget --trace: compute and loader tracks; every layer starts after the loads of its weights ended', async ({ expect }) => {
     const file = join(dir, 'budgeted.json');
-    const run = await memplan('exec', 'zoo:mobilenet-v1?input=96', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--trace', file, '--json');
+    const run = await memplanHere('exec', 'zoo:mobilenet-v1?input=96', '--budget', '6MiB', '--repetitions', '1', '--warmup', '0', '--trace', file, '--json');
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ backend: 'budgeted', matchesUnbudgeted: true });
     const { events, threads } = await readTrace(file);
@@ -115,8 +115,8 @@ describe.concurrent('traces', () => {
   it('export --format perfetto: one slice per tensor over its lifetime at its planned offset', async ({ expect }) => {
     const file = join(dir, 'plan.json');
     const [exported, planned] = await Promise.all([
-      memplan('export', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', file),
-      memplan('plan', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--json'),
+      memplanHere('export', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', file),
+      memplanHere('plan', 'zoo:blazeface', '--planner', 'offsets/greedy-by-size', '--json'),
     ]);
     expect(exported.status, exported.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout).results[0] as { offsets: number[]; footprint: number };
@@ -136,7 +136,7 @@ describe.concurrent('traces', () => {
     const values = ['0', '-8', '1e20', '3', '1.5'];
     const runs = await Promise.all(
       values.map((value) =>
-        memplan('export', 'examples/paper-example.json', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, `align-${value}.json`), `--align=${value}`),
+        memplanHere('export', 'examples/paper-example.json', '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, `align-${value}.json`), `--align=${value}`),
       ),
     );
     runs.forEach((run, k) => {
@@ -149,20 +149,20 @@ describe.concurrent('traces', () => {
     const wide = join(dir, 'wide.csv');
     await writeFile(huge, `id,lower,upper,size\na,0,2,${2 ** 53 - 1}\nb,1,3,${2 ** 53 - 1}\nc,0,3,${2 ** 52}\n`);
     await writeFile(wide, `id,lower,upper,size\na,0,${2 ** 53 - 1},10\nb,1,3,20\n`);
-    const trace = (source: string) => memplan('export', source, '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, 'refused.json'));
+    const trace = (source: string) => memplanHere('export', source, '--planner', 'offsets/greedy-by-size', '--format', 'perfetto', '--to', join(dir, 'refused.json'));
     const [hugeRun, wideRun] = await Promise.all([trace(huge), trace(wide)]);
     expect(userErrorLine(hugeRun)).toMatch(new RegExp(`^memplan: ${huge}:3: size 9007199254740991 brings the sum of the sizes past 2\\^53 - 1 bytes`));
     expect(userErrorLine(wideRun)).toBe(`memplan: ${wide}: its records span 9007199254740991 operator steps; a plan trace draws the live bytes of every step and holds at most 1000000.`);
   });
 
   it('refuses a trace where no operator can be timed, in one line', async ({ expect }) => {
-    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'browser', '--trace', join(dir, 'page.json'));
+    const run = await memplanHere('exec', 'zoo:blazeface', '--backend', 'browser', '--trace', join(dir, 'page.json'));
     expect(userErrorLine(run)).toMatch(/--trace times the operators of the cpu, cpu-parallel, webgpu, budgeted backends; the browser backend cannot/);
   });
 
   it.skipIf(!gpu)("exec --backend webgpu --trace: every operator once on the device's track, in order", async ({ expect }) => {
     const file = join(dir, 'gpu.json');
-    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'webgpu', '--repetitions', '1', '--warmup', '0', '--trace', file);
+    const run = await memplanHere('exec', 'zoo:blazeface', '--backend', 'webgpu', '--repetitions', '1', '--warmup', '0', '--trace', file);
     expect(run.status, run.stderr).toBe(0);
     const { events, threads } = await readTrace(file);
     expect([...threads.values()]).toEqual(['device']);
