@@ -6,7 +6,7 @@ import { startAgent, type RunningAgent } from '../../src/agent/agent.ts';
 import { parseExperiment } from '../../src/experiments/config.ts';
 import type { CellResult } from '../../src/experiments/result.ts';
 import { runExperiment } from '../../src/experiments/runner.ts';
-import { memplan, userErrorLine } from '../cli/run-memplan.ts';
+import { memplanHere, userErrorLine } from '../cli/run-memplan.ts';
 import { TOKEN } from './helpers.ts';
 
 /** Remote devices through the harness's own doors: `memplan exec --backend remote` and an experiment with a `{ "kind": "remote" }` backend. */
@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('memplan exec --backend remote', () => {
   it('--json gives the contract of exec, measured on the agent', async () => {
-    const run = await memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--repetitions', '2', '--warmup', '1', '--json');
+    const run = await memplanHere('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--repetitions', '2', '--warmup', '1', '--json');
     expect(run.status, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(Object.keys(report).sort()).toEqual(['backend', 'device', 'footprint', 'latencyMs', 'matchesNaive', 'memory', 'peakRssBytes', 'planner']);
@@ -39,9 +39,9 @@ describe('memplan exec --backend remote', () => {
 
   it('says in one line what is missing or wrong', async () => {
     const [noUrl, badToken, budgeted] = await Promise.all([
-      memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--token', TOKEN),
-      memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', 'wrong-token-0123456789'),
-      memplan('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--remote-backend', 'budgeted'),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'remote', '--token', TOKEN),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', 'wrong-token-0123456789'),
+      memplanHere('exec', 'zoo:blazeface', '--backend', 'remote', '--url', agent!.url, '--token', TOKEN, '--remote-backend', 'budgeted'),
     ]);
     expect(userErrorLine(noUrl)).toMatch(/--backend remote needs --url/);
     expect(userErrorLine(budgeted)).toMatch(/^memplan: --remote-backend budgeted: an agent cannot serve the budgeted backend \(.+\); it serves cpu, cpu-parallel, webgpu, browser\.$/);
