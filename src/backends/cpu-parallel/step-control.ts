@@ -1,7 +1,7 @@
 /**
  * The shared memory through which the main thread runs a step on the pool's workers, and
  * the barrier that ends it (Atomics.wait / Atomics.notify; no messages, so a step costs
- * two wake-ups, not an event-loop turn). Both sides use these functions and nothing else.
+ * at most two wake-ups, not an event-loop turn; a worker watches briefly before it blocks). Both sides use these functions and nothing else.
  *
  * A step: the main thread resets the operator counter and the count of workers done,
  * names the step and bumps the generation; every worker wakes on the new generation, takes
@@ -96,9 +96,27 @@ export function stepFailed(block: StepBlock): boolean {
   return Atomics.load(block.control, FAILED) !== 0;
 }
 
+/**
+ * How long a worker that finished its share of a step watches for the next one before it
+ * blocks. A blocked worker woke up to 4 ms after the step began (Inception v3 on 2 cores,
+ * traced: the second worker's first operator started 0.5-4 ms after the first's in 40 of
+ * 94 split steps, 48-87 ms of an inference of about 200, and 21-32 steps ran on one worker
+ * alone); watching 0.2 ms caught the next step in all but a few (5 ms of start gaps, one
+ * step alone). Steps follow each other within tens of microseconds, so the watch is short,
+ * and a worker between inferences blocks after it as before.
+ */
+const WATCH_MS = 0.2;
+
 /** Worker: blocks until a generation after `seen`; returns it and the step to run. */
 export function awaitStep(block: StepBlock, seen: number): { generation: number; step: number } {
   const control = block.control;
+  const until = performance.now() + WATCH_MS;
+  do {
+    for (let i = 0; i < 64; i++) {
+      const generation = Atomics.load(control, GENERATION);
+      if (generation !== seen) return { generation, step: Atomics.load(control, STEP) };
+    }
+  } while (performance.now() < until);
   for (;;) {
     const generation = Atomics.load(control, GENERATION);
     if (generation !== seen) return { generation, step: Atomics.load(control, STEP) };
