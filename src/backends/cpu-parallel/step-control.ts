@@ -1,7 +1,8 @@
 /**
  * The shared memory through which the main thread runs a step on the pool's workers, and
- * the barrier that ends it (Atomics.wait / Atomics.notify; no messages, so a step costs
- * at most two wake-ups, not an event-loop turn; a worker watches briefly before it blocks). Both sides use these functions and nothing else.
+ * the barrier that ends it (Atomics.wait / Atomics.notify; no messages, so a step costs at
+ * most two wake-ups, not an event-loop turn; a worker watches briefly before it blocks).
+ * Both sides use these functions and nothing else.
  *
  * A step: the main thread resets the operator counter and the count of workers done,
  * names the step and bumps the generation; every worker wakes on the new generation, takes
