@@ -67,6 +67,11 @@ export function paddedBiasFloats(n: number): number {
   return Math.ceil(n / GEMM_PANEL) * GEMM_PANEL;
 }
 
+/** A matrix product's weights in floats, as im2col, 1x1 convolutions and FullyConnected read them: the packed operand (k x n), then the padded bias. */
+export function gemmWeightFloats(k: number, n: number): number {
+  return packedFloats(k, n) + paddedBiasFloats(n);
+}
+
 type ConvNode = Extract<Node, { op: 'Conv' }>;
 
 export function convGeometryOf(graph: Graph, node: ConvNode): ConvGeometry {
@@ -185,7 +190,7 @@ export function layerMemory(graph: Graph, node: Node): LayerMemory {
   if (node.op === 'FullyConnected') {
     requireConstant(graph, node, 1);
     const [outFeatures, depth] = shapeOf(graph, node.inputs[1]);
-    return { weightBytes: (packedFloats(depth, outFeatures) + paddedBiasFloats(outFeatures)) * FLOAT, scratchBytes: 0, bandRows: 0 };
+    return { weightBytes: gemmWeightFloats(depth, outFeatures) * FLOAT, scratchBytes: 0, bandRows: 0 };
   }
   let raw = 0;
   for (const name of node.inputs) {
@@ -219,7 +224,7 @@ function convMemory(graph: Graph, node: ConvNode): LayerMemory {
     return { weightBytes: winogradWeightFloats(g.c, g.o) * FLOAT, scratchBytes: winogradScratchFloats(g, band) * FLOAT, bandRows: band, path };
   }
   const k = g.kh * g.kw * g.cg;
-  const weightBytes = g.groups * (packedFloats(k, g.og) + paddedBiasFloats(g.og)) * FLOAT;
+  const weightBytes = g.groups * gemmWeightFloats(k, g.og) * FLOAT;
   if (path === 'pointwise') return { weightBytes, scratchBytes: 0, bandRows: 0, path };
   const bytesOf = (rows: number): number => rows * g.ow * k * FLOAT;
   const bandRows = fewestRowsReaching(g.n * g.oh, bytesOf);

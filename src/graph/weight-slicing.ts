@@ -1,5 +1,5 @@
 import { elementCount, GraphError, type Graph, type Node, type Tensor } from './ir.ts';
-import { convGeometryOf, convPath, GEMM_PANEL, layerMemory, packedFloats, paddedBiasFloats, winogradWeightFloats } from './layer-memory.ts';
+import { convGeometryOf, convPath, GEMM_PANEL, gemmWeightFloats, layerMemory, winogradWeightFloats } from './layer-memory.ts';
 import { spatialAxes } from './shape-inference.ts';
 
 /**
@@ -50,13 +50,13 @@ function slicePlan(graph: Graph, node: Node, maxSliceBytes: number): { readonly 
   if (node.op === 'FullyConnected') {
     const [out, k] = graph.tensors.get(node.inputs[1])?.shape ?? [0, 0];
     outChannels = out;
-    panelBytes = (packedFloats(k, GEMM_PANEL) + paddedBiasFloats(GEMM_PANEL)) * 4;
+    panelBytes = gemmWeightFloats(k, GEMM_PANEL) * 4;
   } else if (node.op === 'Conv' && node.weightLayout !== '1HWO') {
     const g = convGeometryOf(graph, node);
     const path = convPath(g);
     if (g.groups !== 1 || (path !== 'pointwise' && path !== 'im2col' && path !== 'winograd3x3')) return undefined;
     outChannels = g.o;
-    panelBytes = (path === 'winograd3x3' ? winogradWeightFloats(g.c, GEMM_PANEL) : packedFloats(g.kh * g.kw * g.cg, GEMM_PANEL) + paddedBiasFloats(GEMM_PANEL)) * 4;
+    panelBytes = (path === 'winograd3x3' ? winogradWeightFloats(g.c, GEMM_PANEL) : gemmWeightFloats(g.kh * g.kw * g.cg, GEMM_PANEL)) * 4;
   } else {
     return undefined;
   }
