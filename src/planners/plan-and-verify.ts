@@ -41,6 +41,8 @@ export interface PlanOptions {
   readonly bounds?: LowerBounds;
   /** Bytes the plan must fit in (PlannerOptions.budget); verified. Default: the problem's own budget. */
   readonly budget?: number;
+  /** Budgeted planners: whether an infeasible budget's error names the smallest that works (PlannerOptions.findSmallestBudget). */
+  readonly findSmallestBudget?: boolean;
 }
 
 export function planAndVerify(planner: Planner, problem: Problem, options: PlanOptions = {}): VerifiedResult {
@@ -48,7 +50,14 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
   const bounds = options.bounds ?? lowerBounds(problem);
   const started = performance.now();
   const budget = options.budget ?? problem.budget;
-  const plan = planner.plan(problem, { alignment, timeLimitMs: options.timeLimitMs, seed: options.seed, tieSeed: options.tieSeed, ...(budget !== undefined ? { budget } : {}) });
+  const plan = planner.plan(problem, {
+    alignment,
+    timeLimitMs: options.timeLimitMs,
+    seed: options.seed,
+    tieSeed: options.tieSeed,
+    ...(budget !== undefined ? { budget } : {}),
+    ...(options.findSmallestBudget === false ? { findSmallestBudget: false } : {}),
+  });
   const timeMs = performance.now() - started;
   return verifiedResult(planner.id, plan, problem, { alignment, budget, bounds, timeMs });
 }

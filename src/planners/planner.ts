@@ -25,6 +25,14 @@ export interface PlannerOptions {
    * above one) and plan every record over [first, last]: a weight at its layer, no preload.
    */
   readonly budget?: number;
+  /**
+   * Budgeted planners: when the budget cannot be met, whether the InfeasibleBudgetError
+   * searches for and names the smallest budget that works for these records (a bisection,
+   * each step a planning attempt: most of an infeasible call's time). Default true; false
+   * where the caller asks only whether the budget fits (a search of its own), or names the
+   * smallest budget of a whole run instead.
+   */
+  readonly findSmallestBudget?: boolean;
 }
 
 /**

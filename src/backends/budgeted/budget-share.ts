@@ -78,7 +78,7 @@ export function smallestRunBudget(planner: Planner, graph: Graph, records: Recor
   const fits = (memory: number): boolean => {
     const buffer = Math.max(0, memory - KERNEL_AREA_BYTES);
     try {
-      return planAndVerify(planner, budgetedNetwork(graph, { ...records, budget: buffer }).problem, { alignment }).valid;
+      return planAndVerify(planner, budgetedNetwork(graph, { ...records, budget: buffer }).problem, { alignment, findSmallestBudget: false }).valid;
     } catch (error) {
       if (error instanceof InfeasibleBudgetError) return false;
       throw error;

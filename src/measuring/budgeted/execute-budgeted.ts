@@ -238,7 +238,8 @@ export async function executeBudgeted(source: Graph, options: BudgetedExecuteOpt
 function planWithin(source: Graph, network: BudgetedNetwork, share: BudgetShare | null, planner: Planner, records: RecordOptions, alignment: number): VerifiedResult {
   let plan: VerifiedResult;
   try {
-    plan = planAndVerify(planner, network.problem, { alignment });
+    // Within a run's budget the error names the run's smallest budget (runOverBudget), not the buffer's.
+    plan = planAndVerify(planner, network.problem, { alignment, findSmallestBudget: share === null });
   } catch (error) {
     if (!(error instanceof InfeasibleBudgetError) || share === null) throw error;
     throw runOverBudget(planner, `cannot fit operator ${error.step} (${unplaced(error.records)})`, share, error, source, records, alignment);

@@ -29,7 +29,8 @@ export const MAX_PRELOAD_STEPS = 50;
  * 3. then the layer's intermediates in the space left (lowest offset that fits);
  * 4. when the layer fails, it is planned again with its weights at their layer (no
  *    preload); when that fails too, the budget is infeasible: an InfeasibleBudgetError
- *    names the layer and the smallest budget that works for these records (bisection).
+ *    names the layer and the smallest budget that works for these records (bisection;
+ *    skipped when the caller asks only whether the budget fits: findSmallestBudget).
  *
  * FlexNN also pins some weights in memory for good when its profiler finds the network
  * I/O-bound and the budget has room to spare; that needs time profiles, which a memory
@@ -58,13 +59,13 @@ export function flexnnPlanner(preload: boolean): OffsetsPlanner {
       }
       const result = attempt(budget);
       if (result.ok) return offsetsPlan(problem, result.offsets, result.loadSteps);
-      const smallest = search(Math.max(budget, sumOfAligned(problem, alignment)), Math.max(budget, breadth - 1));
+      const smallest = options?.findSmallestBudget === false ? NOT_SEARCHED : search(Math.max(budget, sumOfAligned(problem, alignment)), Math.max(budget, breadth - 1));
       throw new InfeasibleBudgetError(
         failureMessage(id, problem, result, budget, smallest),
         result.step,
         result.records.map((i) => problem.records[i].id),
         budget,
-        smallest,
+        smallest === NOT_SEARCHED ? undefined : smallest,
       );
     },
   };
@@ -89,6 +90,9 @@ interface Failed {
 }
 
 type Attempt = Placed | Failed;
+
+/** The caller asked for no search of the smallest budget (PlannerOptions.findSmallestBudget false). */
+const NOT_SEARCHED = 'not searched';
 
 function sumOfAligned(problem: Problem, alignment: number): number {
   let total = 0;
@@ -189,11 +193,11 @@ function placeLayer(
   return { ok: true, loadingFrom: from };
 }
 
-function failureMessage(id: string, problem: Problem, failure: Failed, budget: number, smallest: number | undefined): string {
+function failureMessage(id: string, problem: Problem, failure: Failed, budget: number, smallest: number | undefined | typeof NOT_SEARCHED): string {
   const bytes = (n: number): string => `${n} bytes (${(n / 2 ** 20).toFixed(3)} MiB)`;
   const named = failure.records.slice(0, 3).map((i) => `${problem.records[i].id} ${problem.records[i].size} B`);
   const more = failure.records.length > 3 ? ` and ${failure.records.length - 3} more` : '';
   const what = failure.what === 'activations' ? 'the activations live' : 'the layer';
-  const tail = smallest === undefined ? '; no budget below 2^52 bytes fits them.' : `; the smallest budget that works for these records is ${bytes(smallest)}.`;
+  const tail = smallest === NOT_SEARCHED ? '.' : smallest === undefined ? '; no budget below 2^52 bytes fits them.' : `; the smallest budget that works for these records is ${bytes(smallest)}.`;
   return `${id} cannot fit ${what} at operator ${failure.step} (${named.join(', ')}${more}) in a budget of ${bytes(budget)}${tail}`;
 }

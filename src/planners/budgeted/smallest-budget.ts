@@ -40,7 +40,7 @@ export function smallestBudgetFor(planner: Planner, problemAt: (budget: number) 
   const fits = (budget: number): boolean => {
     try {
       const problem = problemAt(budget);
-      return planAndVerify(planner, problem, { alignment, budget: problem.budget ?? budget }).valid;
+      return planAndVerify(planner, problem, { alignment, budget: problem.budget ?? budget, findSmallestBudget: false }).valid;
     } catch (error) {
       if (error instanceof InfeasibleBudgetError) return false;
       throw error;

@@ -134,10 +134,24 @@ describe('budgeted/flexnn', () => {
   it('names the layer and the smallest budget that works when the budget is too small', () => {
     const budget = 128 * 1024;
     const problem = budgetedNetwork(buildZooModel('zoo:mobilenet-v2?input=64'), { budget }).problem;
-    expect(() => planAndVerify(flexnn, problem, { alignment: 64, budget })).toThrow(InfeasibleBudgetError);
-    expect(() => planAndVerify(flexnn, problem, { alignment: 64, budget })).toThrow(
+    const failure = (options: { findSmallestBudget?: boolean }): InfeasibleBudgetError => {
+      try {
+        planAndVerify(flexnn, problem, { alignment: 64, budget, ...options });
+      } catch (error) {
+        expect(error).toBeInstanceOf(InfeasibleBudgetError);
+        return error as InfeasibleBudgetError;
+      }
+      throw new Error('the budget was met');
+    };
+    const named = failure({});
+    expect(named.message).toMatch(
       /^budgeted\/flexnn cannot fit (the layer|the activations live) at operator \d+ \(\S+ \d+ B.*\) in a budget of 131072 bytes \(0\.125 MiB\); the smallest budget that works for these records is \d+ bytes/,
     );
+    expect(fits(flexnn, problem, named.smallestBudget as number, 64)).toBe(true);
+    // A caller that asks only whether the budget fits gets the same layer, and no search.
+    const quick = failure({ findSmallestBudget: false });
+    expect(quick.message).toBe(named.message.replace(/; the smallest budget that works.*$/, '.'));
+    expect([quick.step, quick.records, quick.smallestBudget]).toEqual([named.step, named.records, undefined]);
   });
 
   it('finds the smallest budget of a network: it fits, and one alignment step below does not', () => {
