@@ -145,11 +145,17 @@ export class FunctionBuilder {
   geU(): this {
     return this.emit(0x4f);
   }
+  gtU(): this {
+    return this.emit(0x4b);
+  }
   ltS(): this {
     return this.emit(0x48);
   }
   gtS(): this {
     return this.emit(0x4a);
+  }
+  geS(): this {
+    return this.emit(0x4e);
   }
   leS(): this {
     return this.emit(0x4c);
@@ -269,6 +275,10 @@ export class FunctionBuilder {
   }
   f32x4Splat(): this {
     return this.simd(0x13);
+  }
+  /** f32x4.extract_lane: lane `lane` (0-3) of the stack's vector, as an f32. */
+  f32x4ExtractLane(lane: number): this {
+    return this.simd(0x1f, lane);
   }
   f32x4Add(): this {
     return this.simd(0xe4);

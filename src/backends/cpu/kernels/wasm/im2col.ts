@@ -1,4 +1,4 @@
-import { FunctionBuilder, I32 } from './encoder.ts';
+import { FunctionBuilder, I32, SHORT_COPY_BYTES } from './encoder.ts';
 
 /**
  * im2col(x, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cg, p0, rows, col), addresses
@@ -8,7 +8,12 @@ import { FunctionBuilder, I32 } from './encoder.ts';
  * outside the input, one row after the other from `col`. A window row that lies inside the
  * input with dilation 1 and all the channels is one copy of kw*c values (copyFloats: inline
  * moves under 256 bytes, memory.copy above), any other tap one of cg values; a tap outside
- * is one memory.fill.
+ * is one memory.fill. A row whose whole window lies inside the input (most rows) and whose
+ * window rows are runs under SHORT_COPY_BYTES takes a path of its own: kh runs of the same
+ * length, dh input rows apart, each moved 16 bytes at a time and its last 16 once more, with
+ * nothing decided per run. Measured on its own (medians, alternating builds): BlazeFace's
+ * first convolution (5x5 over 3 channels, 64x64 outputs) 320 us to 175, ResNet's 7x7 over
+ * 3 channels (112x112 outputs) 1.55 ms to 0.91-1.07; runs of memory.copy length unchanged.
  */
 export function im2colFunction(): FunctionBuilder {
   const f = new FunctionBuilder(
@@ -17,6 +22,8 @@ export function im2colFunction(): FunctionBuilder {
   );
   const [x, h, w, c, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, cg, p0, rows, col] = Array.from({ length: 18 }, (_, i) => f.param(i));
   const [plane, n, oy, ox, row, iy0, ix0, ky, kx, iy, ix, whole, tapBytes, cBytes, rowBytes, imageBytes, base, from, runBytes] = Array.from({ length: 19 }, () => f.local(I32));
+  // The inside path's: its runs' length, their last 16 bytes' start, the step between window rows, the window's last row, a run's cursor.
+  const [windowRun, lastChunk, rowStep, lastRow, at] = Array.from({ length: 5 }, () => f.local(I32));
   f.get(oh).get(ow).mul().set(plane);
   f.get(p0).get(plane).divU().set(n);
   f.get(p0).get(n).get(plane).mul().sub().tee(oy).get(ow).divU().set(oy);
@@ -25,6 +32,10 @@ export function im2colFunction(): FunctionBuilder {
   f.get(c).i32(4).mul().set(cBytes);
   f.get(w).get(cBytes).mul().set(rowBytes);
   f.get(h).get(rowBytes).mul().set(imageBytes);
+  f.get(kw).get(tapBytes).mul().set(windowRun);
+  f.get(windowRun).i32(16).sub().set(lastChunk);
+  f.get(dh).get(rowBytes).mul().set(rowStep);
+  f.get(kh).i32(1).sub().get(dh).mul().set(lastRow);
   f.i32(0).set(row);
   f.countUp(row, rows, 1, () => {
     f.get(oy).get(sh).mul().get(pt).sub().set(iy0);
@@ -34,6 +45,27 @@ export function im2colFunction(): FunctionBuilder {
     f.i32(0).get(ix0).leS().and();
     f.get(ix0).get(kw).add().get(w).leS().and();
     f.get(cg).get(c).eq().and().set(whole);
+    // Inside: whole, every window row inside the input, and runs of 16 bytes or more that move inline (copyFloats gives longer ones to memory.copy).
+    f.get(whole);
+    f.i32(0).get(iy0).leS().and();
+    f.get(iy0).get(lastRow).add().get(h).ltS().and();
+    f.get(lastChunk).i32(0).geS().and();
+    f.get(windowRun).i32(SHORT_COPY_BYTES).ltU().and();
+    f.if();
+    f.get(x).get(n).get(imageBytes).mul().add().get(iy0).get(rowBytes).mul().add().get(ix0).get(cBytes).mul().add().set(from);
+    f.i32(0).set(ky);
+    f.countUp(ky, kh, 1, () => {
+      f.i32(0).set(at);
+      f.block().loop();
+      f.get(at).get(lastChunk).geU().brIf(1);
+      f.get(col).get(at).add().get(from).get(at).add().v128Load().v128Store();
+      f.get(at).i32(16).add().set(at).br(0);
+      f.end().end();
+      f.get(col).get(lastChunk).add().get(from).get(lastChunk).add().v128Load().v128Store();
+      f.get(col).get(windowRun).add().set(col);
+      f.get(from).get(rowStep).add().set(from);
+    });
+    f.else();
     f.i32(0).set(ky);
     f.countUp(ky, kh, 1, () => {
       f.get(iy0).get(ky).get(dh).mul().add().tee(iy).get(h).geU().if();
@@ -61,6 +93,7 @@ export function im2colFunction(): FunctionBuilder {
       f.end();
       f.end();
     });
+    f.end();
     // The next output pixel.
     f.get(ox).i32(1).add().tee(ox).get(ow).eq().if();
     f.i32(0).set(ox);
