@@ -112,7 +112,7 @@ function rowTile(f: FunctionBuilder, v: GemmLocals, fused: boolean): (rows: numb
       if (i + 1 < rows) f.get(cp).get(v.ldc).add().set(cp);
     }
     f.else();
-    // The last panel's nv < 8 columns: its first 4 as one vector where nv >= 4, the rest lane by lane (rest: how many, left: their vector).
+    // The last panel's nv < 8 columns: its first 4 as one vector where nv >= 4, the rest lane by lane (t of them, at dst, from x).
     for (let i = 0; i < rows; i++) {
       f.get(acc[2 * i])
         .clampTo(true, v.vlo, v.vhi)
