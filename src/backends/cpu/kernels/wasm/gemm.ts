@@ -128,7 +128,10 @@ function rowTile(f: FunctionBuilder, v: GemmLocals, fused: boolean): (rows: numb
       f.end();
       for (let lane = 0; lane < 3; lane++) {
         f.get(t).i32(lane).gtU().if();
-        f.get(dst).get(x).f32x4ExtractLane(lane).f32Store(lane * 4);
+        f.get(dst)
+          .get(x)
+          .f32x4ExtractLane(lane)
+          .f32Store(lane * 4);
         f.end();
       }
       if (i + 1 < rows) f.get(cp).get(v.ldc).add().set(cp);
