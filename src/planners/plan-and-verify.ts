@@ -56,7 +56,7 @@ export function planAndVerify(planner: Planner, problem: Problem, options: PlanO
     seed: options.seed,
     tieSeed: options.tieSeed,
     ...(budget !== undefined ? { budget } : {}),
-    ...(options.findSmallestBudget === false ? { findSmallestBudget: false } : {}),
+    findSmallestBudget: options.findSmallestBudget,
   });
   const timeMs = performance.now() - started;
   return verifiedResult(planner.id, plan, problem, { alignment, budget, bounds, timeMs });

@@ -2,9 +2,7 @@ import { budgetedNetwork, type BudgetedNetwork } from '../../graph/budget-record
 import { elementCount, type Graph } from '../../graph/ir.ts';
 import type { RecordOptions } from '../../graph/lifetimes.ts';
 import { naiveFootprint } from '../../core/problem.ts';
-import { InfeasibleBudgetError } from '../../planners/budgeted/infeasible-budget.ts';
-import { smallestBudget } from '../../planners/budgeted/smallest-budget.ts';
-import { planAndVerify } from '../../planners/plan-and-verify.ts';
+import { fitsBudget, smallestBudget } from '../../planners/budgeted/smallest-budget.ts';
 import type { Planner } from '../../planners/planner.ts';
 
 /** A WebAssembly memory grows in pages of 64 KiB: the buffer is whole pages. */
@@ -75,15 +73,7 @@ export function budgetedRun(graph: Graph, budget: number, records: RecordOptions
  * the alignment. One alignment step below it leaves a page less.
  */
 export function smallestRunBudget(planner: Planner, graph: Graph, records: RecordOptions, alignment: number): number | undefined {
-  const fits = (memory: number): boolean => {
-    const buffer = Math.max(0, memory - KERNEL_AREA_BYTES);
-    try {
-      return planAndVerify(planner, budgetedNetwork(graph, { ...records, budget: buffer }).problem, { alignment, findSmallestBudget: false }).valid;
-    } catch (error) {
-      if (error instanceof InfeasibleBudgetError) return false;
-      throw error;
-    }
-  };
+  const fits = (memory: number): boolean => fitsBudget(planner, budgetedNetwork(graph, { ...records, budget: Math.max(0, memory - KERNEL_AREA_BYTES) }).problem, alignment);
   // Searched in pages, the buffer's own steps: a budget between two of them leaves the smaller.
   const memory = smallestBudget(fits, { step: PAGE_BYTES, start: naiveFootprint(budgetedNetwork(graph, records).problem) + KERNEL_AREA_BYTES });
   if (memory === undefined) return undefined;

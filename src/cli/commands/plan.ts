@@ -94,13 +94,13 @@ export function registerPlan(cli: Argv, text: CommandText): Argv {
       });
       const bounds = lowerBounds(problem);
       // A network's budget is its whole run's: the plan gets the buffer it leaves, which its problem carries.
-      // An infeasible budget is named with the smallest budget of the source (smallestFor below), not the planner's own search.
+      // An infeasible budget is named with the smallest budget of the source (smallestFor below), not the planner's own search; a budget always has its source.
       const options = {
         alignment: args.align,
         bounds,
         timeLimitMs: args.timeLimit * 1000,
         seed: args.seed,
-        ...(budget !== undefined ? { budget: problem.budget ?? budget, findSmallestBudget: source === undefined } : {}),
+        ...(budget !== undefined ? { budget: problem.budget ?? budget, findSmallestBudget: false } : {}),
       };
       // Exact planners' trajectories (best arena and bound over time) for --json.
       const trajectories = new Map<string, readonly TrajectoryPoint[]>();

@@ -59,13 +59,14 @@ export function flexnnPlanner(preload: boolean): OffsetsPlanner {
       }
       const result = attempt(budget);
       if (result.ok) return offsetsPlan(problem, result.offsets, result.loadSteps);
-      const smallest = options?.findSmallestBudget === false ? NOT_SEARCHED : search(Math.max(budget, sumOfAligned(problem, alignment)), Math.max(budget, breadth - 1));
+      const searched = options?.findSmallestBudget !== false;
+      const smallest = searched ? search(Math.max(budget, sumOfAligned(problem, alignment)), Math.max(budget, breadth - 1)) : undefined;
       throw new InfeasibleBudgetError(
-        failureMessage(id, problem, result, budget, smallest),
+        failureMessage(id, problem, result, budget, searched, smallest),
         result.step,
         result.records.map((i) => problem.records[i].id),
         budget,
-        smallest === NOT_SEARCHED ? undefined : smallest,
+        smallest,
       );
     },
   };
@@ -90,9 +91,6 @@ interface Failed {
 }
 
 type Attempt = Placed | Failed;
-
-/** The caller asked for no search of the smallest budget (PlannerOptions.findSmallestBudget false). */
-const NOT_SEARCHED = 'not searched';
 
 function sumOfAligned(problem: Problem, alignment: number): number {
   let total = 0;
@@ -193,11 +191,11 @@ function placeLayer(
   return { ok: true, loadingFrom: from };
 }
 
-function failureMessage(id: string, problem: Problem, failure: Failed, budget: number, smallest: number | undefined | typeof NOT_SEARCHED): string {
+function failureMessage(id: string, problem: Problem, failure: Failed, budget: number, searched: boolean, smallest: number | undefined): string {
   const bytes = (n: number): string => `${n} bytes (${(n / 2 ** 20).toFixed(3)} MiB)`;
   const named = failure.records.slice(0, 3).map((i) => `${problem.records[i].id} ${problem.records[i].size} B`);
   const more = failure.records.length > 3 ? ` and ${failure.records.length - 3} more` : '';
   const what = failure.what === 'activations' ? 'the activations live' : 'the layer';
-  const tail = smallest === NOT_SEARCHED ? '.' : smallest === undefined ? '; no budget below 2^52 bytes fits them.' : `; the smallest budget that works for these records is ${bytes(smallest)}.`;
+  const tail = !searched ? '.' : smallest === undefined ? '; no budget below 2^52 bytes fits them.' : `; the smallest budget that works for these records is ${bytes(smallest)}.`;
   return `${id} cannot fit ${what} at operator ${failure.step} (${named.join(', ')}${more}) in a budget of ${bytes(budget)}${tail}`;
 }

@@ -4,6 +4,21 @@ import type { Planner } from '../planner.ts';
 import { InfeasibleBudgetError } from './infeasible-budget.ts';
 
 /**
+ * Whether `planner` gives a verified plan of `problem` in `budget` bytes (the problem's own
+ * budget where none is given): the question each step of a smallest-budget search asks. A
+ * budget the planner cannot meet is a no, not an error, and it does not search for the
+ * smallest budget itself (findSmallestBudget false): the caller is that search.
+ */
+export function fitsBudget(planner: Planner, problem: Problem, alignment: number, budget?: number): boolean {
+  try {
+    return planAndVerify(planner, problem, { alignment, ...(budget === undefined ? {} : { budget }), findSmallestBudget: false }).valid;
+  } catch (error) {
+    if (error instanceof InfeasibleBudgetError) return false;
+    throw error;
+  }
+}
+
+/**
  * The smallest budget, in whole alignment steps, at which `fits` holds: bisection between
  * a budget known not to fit (`below`, or none) and one that fits (found by doubling from
  * `start`). A greedy planner need not be monotone in its budget, so the answer is a
@@ -38,13 +53,8 @@ export function smallestBudget(fits: (budget: number) => boolean, options: { rea
  */
 export function smallestBudgetFor(planner: Planner, problemAt: (budget: number) => Problem, alignment: number): number | undefined {
   const fits = (budget: number): boolean => {
-    try {
-      const problem = problemAt(budget);
-      return planAndVerify(planner, problem, { alignment, budget: problem.budget ?? budget, findSmallestBudget: false }).valid;
-    } catch (error) {
-      if (error instanceof InfeasibleBudgetError) return false;
-      throw error;
-    }
+    const problem = problemAt(budget);
+    return fitsBudget(planner, problem, alignment, problem.budget ?? budget);
   };
   // No lower bound is shared by every budget's records (a smaller budget slices finer,
   // which changes them), so the search starts from nothing.

@@ -17,7 +17,8 @@ import { F32, FunctionBuilder, I32, V128, type Local } from './encoder.ts';
  */
 export function gemmFunction(fused: boolean): FunctionBuilder {
   const f = new FunctionBuilder('gemm', [I32, I32, I32, I32, I32, I32, I32, I32, I32, F32, F32, I32]);
-  const [a, lda, m, b, k, n, bias, c, ldc, lo, hi, tmp] = Array.from({ length: 12 }, (_, i) => f.param(i));
+  // The twelfth parameter, tmp, is read by nothing (see above).
+  const [a, lda, m, b, k, n, bias, c, ldc, lo, hi] = Array.from({ length: 11 }, (_, i) => f.param(i));
   const vlo = f.local(V128);
   const vhi = f.local(V128);
   const row = f.local(I32);
@@ -26,7 +27,7 @@ export function gemmFunction(fused: boolean): FunctionBuilder {
   f.get(hi).f32x4Splat().set(vhi);
   f.get(n).i32(7).add().i32(3).shrU().set(panels);
   f.i32(0).set(row);
-  const tile = rowTile(f, { a, lda, b, k, n, bias, c, ldc, vlo, vhi, row, panels, tmp }, fused);
+  const tile = rowTile(f, { a, lda, b, k, n, bias, c, ldc, vlo, vhi, row, panels }, fused);
   // Blocks of 4 rows while row + 4 <= m.
   f.block().loop();
   f.get(m).get(row).i32(4).add().ltU().brIf(1);
@@ -55,7 +56,6 @@ interface GemmLocals {
   vhi: Local;
   row: Local;
   panels: Local;
-  tmp: Local;
 }
 
 /** Emits the code for `rows` rows (4 or 1) starting at `row`: every panel of 8 columns. */
