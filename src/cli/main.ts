@@ -1,10 +1,19 @@
 import { readFileSync } from 'node:fs';
-import yargs, { type Argv } from 'yargs';
+import { createRequire } from 'node:module';
+import type { Argv } from 'yargs';
+import type yargsFactory from 'yargs';
 import { UserError } from '../core/user-error.ts';
 import { InvalidPlanError } from '../planners/invalid-plan-error.ts';
 import { withCommands } from './commands/index.ts';
 import { UsageError } from './errors.ts';
 import { fileSystemSentence } from '../io/file-system-error.ts';
+
+/**
+ * yargs 17 through its CommonJS build: 35-42 ms to load against 60-67 for its ES module
+ * build, whose help printer also wraps text in the middle of words (a simpler line breaker
+ * than the CommonJS build's). yargs 18 took 106-159 ms (docs/design.md, start-up).
+ */
+const yargs = createRequire(import.meta.url)('yargs') as typeof yargsFactory;
 
 /**
  * yargs' messages as one sentence: "Not enough non-option arguments: got 0, need at least

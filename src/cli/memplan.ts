@@ -1,5 +1,5 @@
 // The memplan program (bin/memplan.js starts it): the command line of this process, run by main().
-import { hideBin } from 'yargs/helpers';
 import { main } from './main.ts';
 
-await main(hideBin(process.argv));
+// The arguments after node and the script (what yargs' hideBin gives for a script run by node).
+await main(process.argv.slice(2));
