@@ -12,7 +12,7 @@ import { budgetedRun } from '../../backends/budgeted/budget-share.ts';
 import { budgetedNetwork } from '../../graph/budget-records.ts';
 import type { MeasureResult } from '../../backends/execution-report.ts';
 import { readRss } from '../process-memory.ts';
-import { adaptBudgets, type BudgetPhase } from '../budgeted/adapt-budget.ts';
+import type { BudgetPhase } from '../budgeted/adapt-budget.ts';
 import type { MeasuredContext } from './measured-child.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { seededInputs, weightedGraph } from '../../backends/run-data.ts';
@@ -262,7 +262,7 @@ export async function measure(
   if (job.adapt !== undefined) outputs = new Map([...outputs].map(([name, values]) => [name, values.slice()]));
   const adaptations =
     job.adapt !== undefined && job.streaming !== undefined
-      ? await adaptBudgets(backend, ready, job.adapt, {
+      ? await (await import('../budgeted/adapt-budget.ts')).adaptBudgets(backend, ready, job.adapt, {
           graph: job.graph,
           records: job.records,
           planner: job.planner,

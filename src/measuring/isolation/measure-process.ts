@@ -34,6 +34,8 @@ await serveMeasured(
     ? undefined
     : async () => {
         const backend = findBackend(kind);
+        // A budgeted run may change its budget as it runs and plan again (adapt-budget.ts): the planners load here, before the baseline, not inside a measured phase.
+        if (backend.streamsWeights) await import('../budgeted/adapt-budget.ts');
         await backend.open?.();
         return backend.device();
       },
