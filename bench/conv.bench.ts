@@ -138,7 +138,7 @@ for (const { layer, shape } of shapes) {
   if (memory.path !== 'winograd3x3') refuse(`${layer} does not take the Winograd path (${memory.path}).`);
   const ours = oursMs(convGeometryOf(graph, node), memory.bandRows);
   const inputs = seededInputs(graph, 1);
-  const peer = await runOnnxRuntime(peerJob(graph, inputs), { warmup: options.warmup, repetitions: options.repetitions });
+  const peer = await runOnnxRuntime(await peerJob(graph, inputs), { warmup: options.warmup, repetitions: options.repetitions });
   const problem = graphToProblem(graph, executionRecords(cpuBackend));
   const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
   const error = relativeError(new Map(await prepared.infer(inputs)), peer.outputs);

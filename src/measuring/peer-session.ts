@@ -1,5 +1,4 @@
 import { elementCount, type Graph } from '../graph/ir.ts';
-import { writeOnnx } from '../io/onnx/write-onnx.ts';
 
 /**
  * What onnxruntime's two JavaScript packages share (onnxruntime-common): a tensor and an
@@ -37,7 +36,13 @@ export interface PeerJob {
   readonly threads: number;
 }
 
-export function peerJob(graph: Graph, inputs: ReadonlyMap<string, Float32Array>, threads = 1): PeerJob {
+/**
+ * The ONNX file and feeds every peer runs. The ONNX writer (onnx-proto, about 85 ms to load)
+ * is imported here, when a peer is to run: not by every command or process that imports this
+ * module (the web peer's process, `memplan run`).
+ */
+export async function peerJob(graph: Graph, inputs: ReadonlyMap<string, Float32Array>, threads = 1): Promise<PeerJob> {
+  const { writeOnnx } = await import('../io/onnx/write-onnx.ts');
   return { graph, model: writeOnnx(graph, { weights: 'random' }), feeds: peerFeeds(graph, inputs), threads };
 }
 

@@ -9,7 +9,7 @@ describe("onnxruntime-web's WebAssembly build as a peer", () => {
   it('runs the same ONNX file in a process of its own: the repetitions asked for, outputs equal to onnxruntime-node to float32 rounding', async () => {
     const graph = weightedGraph(buildZooModel('zoo:mobilenet-v2?input=32&width=0.35'), 'seeded', 5);
     const runs = { warmup: 1, repetitions: 3 };
-    const job = peerJob(graph, seededInputs(graph, 5));
+    const job = await peerJob(graph, seededInputs(graph, 5));
     const [web, native] = [await runOnnxRuntimeWeb(job, runs), await runOnnxRuntime(job, runs)];
     expect(web.runtime).toMatch(/^onnxruntime-web 1\.\d+\.\d+ \(WebAssembly, 1 thread\)$/);
     expect(web.samples).toHaveLength(3);

@@ -28,7 +28,7 @@ export async function peerMatMul(n: number, seed: number, repetitions = 3): Prom
     for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) out[r * n + c] = element(seed, matrix, r, c);
     return out;
   };
-  const job = peerJob(
+  const job = await peerJob(
     graph,
     new Map([
       ['A', values('A')],

@@ -104,7 +104,7 @@ describe('the CPU backend', () => {
     const prepared = await cpuBackend.prepare({ graph, problem, plan: planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 64 }) });
     const ours = await prepared.infer(inputs);
     // The peer runs the network as written (its ONNX file has the activations standalone).
-    const peer = await runOnnxRuntime(peerJob(weightedGraph(buildZooModel(source), 'seeded', 3), inputs), { warmup: 0, repetitions: 1 });
+    const peer = await runOnnxRuntime(await peerJob(weightedGraph(buildZooModel(source), 'seeded', 3), inputs), { warmup: 0, repetitions: 1 });
     return { ours, peer };
   }
 
