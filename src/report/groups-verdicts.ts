@@ -23,8 +23,6 @@ export function order(a: Span, b: Span): Order {
   return 'overlap';
 }
 
-export const overlaps = (a: Span, b: Span): boolean => order(a, b) === 'overlap';
-
 /** Every a / b for a in `a` and b in `b` (positive times): the interval of a ratio of two intervals. */
 export function ratioSpan(a: Span, b: Span): Span {
   return { low: a.low / b.high, high: a.high / b.low };
@@ -68,15 +66,14 @@ export function compareTimes(thesis: { readonly a: Span; readonly b: Span }, our
   return { verdict, thesis: t, ours: o, thesisRatio, oursRatio };
 }
 
-/*
- * The ratio intervals compared on cross products, not on quotients: x.a / x.b against
- * y.a / y.b is decided by the same products as x.b / x.a against y.b / y.a (a product is the
- * same either way round; a quotient and its reciprocal round apart), so row a against b is
- * decided exactly as b against a, at the boundaries too (fast-check found two times 4e-16
- * apart that the quotients decided two ways).
+/**
+ * Whether the intervals of x.a / x.b and y.a / y.b meet (positive times). This and
+ * ratioWithin compare on cross products, not quotients: x.a / x.b against y.a / y.b takes the
+ * same products as x.b / x.a against y.b / y.a (a product is the same either way round; a
+ * quotient and its reciprocal round apart), so row a against b is decided exactly as b
+ * against a, at the boundaries too (fast-check found times 4e-16 apart that quotients
+ * decided two ways).
  */
-
-/** Whether the intervals of x.a / x.b and y.a / y.b meet (positive times). */
 function ratiosOverlap(x: { readonly a: Span; readonly b: Span }, y: { readonly a: Span; readonly b: Span }): boolean {
   return x.a.low * y.b.low <= y.a.high * x.b.high && y.a.low * x.b.low <= x.a.high * y.b.high;
 }

@@ -260,6 +260,7 @@ export async function measure(
   dry?.dispose();
   // The outputs are views of the network's buffer: a copy, so that they do not keep it alive once let go of.
   if (job.adapt !== undefined) outputs = new Map([...outputs].map(([name, values]) => [name, values.slice()]));
+  // The adapter plans again, so it brings the planners: imported where a run adapts (a budgeted process loaded it before its baseline, measure-process.ts).
   const adaptations =
     job.adapt !== undefined && job.streaming !== undefined
       ? await (await import('../budgeted/adapt-budget.ts')).adaptBudgets(backend, ready, job.adapt, {
