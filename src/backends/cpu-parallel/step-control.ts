@@ -1,15 +1,20 @@
+import { epochMs } from '../../core/clock.ts';
+
 /**
- * The shared memory through which the main thread runs a step on the pool's workers, and
- * the barrier that ends it (Atomics.wait / Atomics.notify; no messages, so a step costs at
- * most two wake-ups, not an event-loop turn; a worker watches briefly before it blocks).
- * Both sides use these functions and nothing else.
+ * The shared memory through which the main thread runs steps on the pool's workers, and
+ * the barrier between them (Atomics.wait / Atomics.notify; no messages; a worker watches
+ * briefly before it blocks). Both sides use these functions and nothing else.
  *
- * A step: the main thread resets the operator counter and the count of workers done,
- * names the step and bumps the generation; every worker wakes on the new generation, takes
- * the step's operators one at a time from the shared counter until none is left, and
- * counts itself done; the last one wakes the main thread. A worker takes no operator of a
- * step after it counted itself done, so the next step can only start once every operator
- * of this one has finished: that is the barrier between steps.
+ * A run of steps: the main thread resets the operator counter and the count of workers done,
+ * names the first step and the end of the run, and bumps the generation; every worker wakes
+ * on the new generation, takes the step's operators one at a time from the shared counter
+ * until none is left, and counts itself done. The last one to count itself done begins the
+ * next step (resets the counters, names it, bumps the generation), or, after the run's last
+ * step or a failed one, marks the run finished and wakes the main thread. A worker takes no
+ * operator of a step after it counted itself done, so the next step can only start once
+ * every operator of this one has finished: that is the barrier between steps. The main
+ * thread wakes once a run, not once a step (Inception v3 on two cores: 126 steps, 23 ms of
+ * gaps an inference when every step went through it).
  */
 
 /** Slots of the control array. */
@@ -20,6 +25,10 @@ const DONE = 3;
 const FAILED = 4;
 /** Set: workers time every operator into the span arrays (a traced inference). */
 const TRACING = 5;
+/** The step after the run's last (a run is the steps STEP, STEP + 1, ... up to it). */
+const END = 6;
+/** Set by the worker that ends the run (its last step done, or a step failed). */
+const FINISHED = 7;
 const SLOTS = 8;
 
 /** The step number that tells the workers to stop. */
@@ -68,28 +77,34 @@ export function tracing(block: StepBlock): boolean {
   return Atomics.load(block.control, TRACING) !== 0;
 }
 
-/** Main thread: starts `step` on every worker (QUIT: tells them to stop). */
-export function startStep(block: StepBlock, step: number): void {
+/** Main thread: starts the steps [first, end) on every worker, one after the other (LOAD or QUIT alone: end = first + 1). */
+export function startSteps(block: StepBlock, first: number, end: number): void {
   const control = block.control;
   Atomics.store(control, NEXT, 0);
   Atomics.store(control, DONE, 0);
   Atomics.store(control, FAILED, 0);
-  Atomics.store(control, STEP, step);
+  Atomics.store(control, FINISHED, 0);
+  Atomics.store(control, END, end);
+  Atomics.store(control, STEP, first);
   Atomics.add(control, GENERATION, 1);
   Atomics.notify(control, GENERATION);
 }
 
-/** Main thread: blocks until every worker is done with the step, or `timeoutMs` passes; true when done. */
-export function waitStep(block: StepBlock, workers: number, timeoutMs: number): boolean {
+/** Main thread: blocks until the run started last is finished, or `timeoutMs` passes; true when finished. */
+export function waitSteps(block: StepBlock, timeoutMs: number): boolean {
   const control = block.control;
   const until = performance.now() + timeoutMs;
   for (;;) {
-    const done = Atomics.load(control, DONE);
-    if (done >= workers) return true;
+    if (Atomics.load(control, FINISHED) !== 0) return true;
     const left = until - performance.now();
     if (left <= 0) return false;
-    Atomics.wait(control, DONE, done, left);
+    Atomics.wait(control, FINISHED, 0, left);
   }
+}
+
+/** Main thread, after a run: the step it ended on (the failed one, where one failed). */
+export function lastStep(block: StepBlock): number {
+  return Atomics.load(block.control, STEP);
 }
 
 /** Main thread, after a step: did an operator of it fail? */
@@ -136,7 +151,24 @@ export function markFailed(block: StepBlock): void {
   Atomics.store(block.control, FAILED, 1);
 }
 
-/** Worker: done with the step; the last of `workers` wakes the main thread. */
-export function leaveStep(block: StepBlock, workers: number): void {
-  if (Atomics.add(block.control, DONE, 1) + 1 >= workers) Atomics.notify(block.control, DONE);
+/**
+ * Worker: done with the step. The last of `workers` to be done begins the run's next step,
+ * or finishes the run (its last step, or a failed one) and wakes the main thread; it notes
+ * when an operator step ended in `stepEnds` (shared clock, ms), where given.
+ */
+export function leaveStep(block: StepBlock, workers: number, stepEnds?: Float64Array): void {
+  const control = block.control;
+  if (Atomics.add(control, DONE, 1) + 1 < workers) return;
+  const step = Atomics.load(control, STEP);
+  if (step >= 0 && stepEnds !== undefined && step < stepEnds.length) stepEnds[step] = epochMs();
+  if (Atomics.load(control, FAILED) !== 0 || step + 1 >= Atomics.load(control, END)) {
+    Atomics.store(control, FINISHED, 1);
+    Atomics.notify(control, FINISHED);
+    return;
+  }
+  Atomics.store(control, NEXT, 0);
+  Atomics.store(control, DONE, 0);
+  Atomics.store(control, STEP, step + 1);
+  Atomics.add(control, GENERATION, 1);
+  Atomics.notify(control, GENERATION);
 }

@@ -50,6 +50,8 @@ export interface NetworkSetup {
   /** Bands of each node's scratch: one per thread where operators are split (a worker works in its own), else 1. */
   readonly bands: number;
   readonly spans: Spans;
+  /** When each operator step ended (shared clock, ms), noted by the worker that ended it. */
+  readonly stepEnds: Float64Array;
 }
 
 interface Loaded {
@@ -143,7 +145,7 @@ function serve(setup: WorkerSetup): void {
     } else {
       runStep(setup, network, step);
     }
-    leaveStep(block, workers);
+    leaveStep(block, workers, network?.setup.stepEnds);
   }
   errors.close();
   networks.close();

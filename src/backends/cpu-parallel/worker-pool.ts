@@ -1,13 +1,14 @@
 import { receiveMessageOnPort, MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { BackendError } from '../backend-error.ts';
 import { workerModule } from '../child-module.ts';
-import { LOAD, makeStepBlock, QUIT, setTracing, startStep, stepFailed, waitStep, type Spans, type StepBlock } from './step-control.ts';
+import { epochMs } from '../../core/clock.ts';
+import { LOAD, lastStep, makeStepBlock, QUIT, setTracing, startSteps, stepFailed, waitSteps, type Spans, type StepBlock } from './step-control.ts';
 import type { Graph } from '../../graph/ir.ts';
 import type { NetworkSetup, WorkerSetup } from './step-worker.ts';
 
 /** One inference's step timings. */
 export interface PoolRun {
-  /** Wall milliseconds of each step, from its start to the last worker leaving it. */
+  /** Wall milliseconds of each step, from the end of the one before (the first: from the run's start) to the last worker leaving it. */
   readonly stepMs: number[];
   /** Milliseconds each worker spent inside kernels during the inference. */
   readonly busyMs: number[];
@@ -18,7 +19,8 @@ export interface PoolRun {
 /**
  * W worker threads (step-worker.ts) that run the operators of a step at once, over the
  * execution's one shared memory, with a barrier after each step (step-control.ts). The main
- * thread only starts steps and waits: it blocks in Atomics.wait while the workers compute.
+ * thread only starts an inference's steps and waits: it blocks in Atomics.wait while the
+ * workers compute and go from step to step themselves.
  * The threads start once, holding no network; `load` hands them one (a pool outlives the
  * networks it runs, so that its threads are started and paid for once).
  */
@@ -29,7 +31,7 @@ export class StepPool {
   /** Why a worker is gone, once one is: a step then fails instead of waiting for it forever. */
   private gone: string | undefined;
   /** The network the workers hold (the last one loaded), by what it was loaded from. */
-  private network: { readonly key: object; readonly steps: readonly (readonly number[])[]; readonly spans: Spans } | undefined;
+  private network: { readonly key: object; readonly steps: readonly (readonly number[])[]; readonly spans: Spans; readonly stepEnds: Float64Array } | undefined;
   /** The graph every worker holds a copy of, once a load succeeded. */
   private graph: NetworkSetup['graph'];
 
@@ -101,38 +103,40 @@ export class StepPool {
    * barrier. The graph crosses only when the workers hold another: a network prepared again
    * (after its dry run) costs the workers its kernels, not a second copy of the graph. Resolves with the bytes of weights the workers derived in forms of their own.
    */
-  async load(key: object, network: Omit<NetworkSetup, 'temporary' | 'graph'> & { readonly graph: Graph }, temporary: (worker: number) => number): Promise<number> {
+  async load(key: object, network: Omit<NetworkSetup, 'temporary' | 'graph' | 'stepEnds'> & { readonly graph: Graph }, temporary: (worker: number) => number): Promise<number> {
     if (this.network?.key !== key) {
       // The graph crosses only when it is not the one the workers hold (each keeps its copy).
       const { graph, ...rest } = network;
       const sent = this.graph === graph ? rest : network;
-      this.networkPorts.forEach((port, worker) => port.postMessage({ ...sent, temporary: temporary(worker) } satisfies NetworkSetup));
+      // When each step ended, noted by the worker that ended it (the workers go from step to step without the main thread).
+      const stepEnds = new Float64Array(new SharedArrayBuffer(Math.max(1, network.steps.length) * 8));
+      this.networkPorts.forEach((port, worker) => port.postMessage({ ...sent, temporary: temporary(worker), stepEnds } satisfies NetworkSetup));
       this.network = undefined;
       this.graph = undefined;
-      await this.step(LOAD, 'loading the network');
-      this.network = { key, steps: network.steps, spans: network.spans };
+      await this.steps(LOAD, LOAD + 1, 'loading the network');
+      this.network = { key, steps: network.steps, spans: network.spans, stepEnds };
       this.graph = graph;
     }
     return this.block.derivedBytes.reduce((sum, bytes) => sum + bytes, 0);
   }
 
   /**
-   * Runs every step in order; throws the failed operators' messages after a step that had
-   * one. The main thread blocks while a step runs (a wake-up, not an event-loop turn, ends
-   * it), but turns its event loop every BLOCK_MS, so that a worker that died ends the
-   * inference with an error rather than a wait that never ends.
+   * Runs every step in order, the workers going from one to the next themselves; throws the
+   * failed operators' messages after a step that had one. The main thread blocks while the
+   * steps run (a wake-up, not an event-loop turn, ends them), but turns its event loop every
+   * BLOCK_MS, so that a worker that died ends the inference with an error rather than a wait
+   * that never ends.
    */
   async run(traced = false): Promise<PoolRun> {
     const network = this.network;
     if (network === undefined) throw new BackendError('the cpu-parallel pool holds no network to run.');
     setTracing(this.block, traced);
     const busyBefore = [...this.block.busyMs];
-    const stepMs: number[] = [];
-    for (let step = 0; step < network.steps.length; step++) {
-      const started = performance.now();
-      await this.step(step, `step ${step}`);
-      stepMs.push(performance.now() - started);
-    }
+    const count = network.steps.length;
+    const started = epochMs();
+    if (count > 0) await this.steps(0, count, 'a step');
+    // Each step from the end of the one before (the first from the start of the run).
+    const stepMs = Array.from({ length: count }, (_, step) => network.stepEnds[step] - (step === 0 ? started : network.stepEnds[step - 1]));
     const busyMs = [...this.block.busyMs].map((ms, k) => ms - busyBefore[k]);
     if (!traced) return { stepMs, busyMs };
     const { start, end, worker } = network.spans;
@@ -140,13 +144,13 @@ export class StepPool {
     return { stepMs, busyMs, spans };
   }
 
-  /** One step of the barrier on every worker (an operator step, or LOAD). */
-  private async step(step: number, what: string): Promise<void> {
+  /** The steps [first, end) on every worker (an inference's operator steps, or LOAD alone), each after the one before. */
+  private async steps(first: number, end: number, what: string): Promise<void> {
     if (this.gone !== undefined) throw new BackendError(`${this.gone}.`);
-    startStep(this.block, step);
-    while (!waitStep(this.block, this.threads.length, BLOCK_MS)) {
+    startSteps(this.block, first, end);
+    while (!waitSteps(this.block, BLOCK_MS)) {
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.gone !== undefined) throw new BackendError(`${this.gone} during ${what}.`);
+      if (this.gone !== undefined) throw new BackendError(`${this.gone} during ${what === 'a step' ? `step ${lastStep(this.block)}` : what}.`);
     }
     if (stepFailed(this.block)) throw new BackendError(this.failures().join('; '));
   }
@@ -158,7 +162,7 @@ export class StepPool {
 
   async close(): Promise<void> {
     this.gone ??= 'the cpu-parallel pool is closed';
-    startStep(this.block, QUIT);
+    startSteps(this.block, QUIT, QUIT + 1);
     await Promise.all(this.threads.map((thread) => thread.terminate()));
     for (const port of [...this.errorPorts, ...this.networkPorts]) port.close();
   }
