@@ -134,7 +134,7 @@ export class StepPool {
     const busyBefore = [...this.block.busyMs];
     const count = network.steps.length;
     const started = epochMs();
-    if (count > 0) await this.steps(0, count, 'a step');
+    if (count > 0) await this.steps(0, count);
     // Each step from the end of the one before (the first from the start of the run).
     const stepMs = Array.from({ length: count }, (_, step) => network.stepEnds[step] - (step === 0 ? started : network.stepEnds[step - 1]));
     const busyMs = [...this.block.busyMs].map((ms, k) => ms - busyBefore[k]);
@@ -144,13 +144,16 @@ export class StepPool {
     return { stepMs, busyMs, spans };
   }
 
-  /** The steps [first, end) on every worker (an inference's operator steps, or LOAD alone), each after the one before. */
-  private async steps(first: number, end: number, what: string): Promise<void> {
+  /**
+   * The steps [first, end) on every worker (an inference's operator steps, or LOAD alone),
+   * each after the one before; `what` names them in an error (default: the step running).
+   */
+  private async steps(first: number, end: number, what?: string): Promise<void> {
     if (this.gone !== undefined) throw new BackendError(`${this.gone}.`);
     startSteps(this.block, first, end);
     while (!waitSteps(this.block, BLOCK_MS)) {
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.gone !== undefined) throw new BackendError(`${this.gone} during ${what === 'a step' ? `step ${lastStep(this.block)}` : what}.`);
+      if (this.gone !== undefined) throw new BackendError(`${this.gone} during ${what ?? `step ${lastStep(this.block)}`}.`);
     }
     if (stepFailed(this.block)) throw new BackendError(this.failures().join('; '));
   }
