@@ -6,12 +6,14 @@ import { findPlanner } from '../../planners/registry.ts';
 import type { ExecuteOptions } from '../execute-options.ts';
 import { memoryReport, type ExecuteReport, type PeerReport } from '../../backends/execution-report.ts';
 import { summarizeLatency } from '../../backends/latency.ts';
+import { runOnnxRuntime } from '../onnxruntime-peer.ts';
+import { type PeerJob, peerJob, relativeError } from '../peer-session.ts';
+import { runOnnxRuntimeWeb } from '../onnxruntime-web-peer.ts';
 import { parallelReport } from '../../backends/parallel-report.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { executionRecords } from '../../backends/execution-records.ts';
 import { bitIdentical, seededInputs, weightedGraph, withoutWeights } from '../../backends/run-data.ts';
 import { measureIsolated, type WeightsSource } from './isolated.ts';
-import type { PeerJob } from '../peer-session.ts';
 
 /**
  * The graph this process plans (and hands to the peer runtime): with seeded weights their
@@ -67,19 +69,14 @@ export async function executeIsolated(source: Graph, options: ExecuteOptions): P
   // The peers run after ours, one at a time, on the same inputs and repetitions.
   const peers: PeerReport[] = [];
   const runs = { warmup: options.warmup, repetitions: options.repetitions };
-  // The peers' modules only where a peer runs.
-  const peerModules = options.peer || options.webPeer ? await Promise.all([import('../peer-session.ts'), import('../onnxruntime-peer.ts'), import('../onnxruntime-web-peer.ts')]) : undefined;
-  if (peerModules !== undefined) {
-    const [{ peerJob, relativeError }, { runOnnxRuntime }, { runOnnxRuntimeWeb }] = peerModules;
-    // One ONNX file and one set of inputs for every peer, made for the first.
-    let onnx: PeerJob | undefined;
-    for (const run of [options.peer ? runOnnxRuntime : undefined, options.webPeer ? runOnnxRuntimeWeb : undefined]) {
-      if (run === undefined) continue;
-      onnx ??= await peerJob(graph, seededInputs(graph, options.seed), records.threads ?? 1);
-      const peerRun = await run(onnx, runs);
-      const peerLatency = summarizeLatency(peerRun.samples, options.seed);
-      peers.push({ runtime: peerRun.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, peerRun.outputs) });
-    }
+  // One ONNX file and one set of inputs for every peer, made for the first.
+  let onnx: PeerJob | undefined;
+  for (const run of [options.peer ? runOnnxRuntime : undefined, options.webPeer ? runOnnxRuntimeWeb : undefined]) {
+    if (run === undefined) continue;
+    onnx ??= await peerJob(graph, seededInputs(graph, options.seed), records.threads ?? 1);
+    const peerRun = await run(onnx, runs);
+    const peerLatency = summarizeLatency(peerRun.samples, options.seed);
+    peers.push({ runtime: peerRun.runtime, latencyMs: peerLatency, ratio: latencyMs.median / peerLatency.median, relativeError: relativeError(measured.outputs, peerRun.outputs) });
   }
   const peer = options.peer ? peers[0] : undefined;
   const memory = memoryReport(plan.footprint, measured);
