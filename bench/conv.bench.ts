@@ -24,33 +24,15 @@ import type { ConvGeometry } from '../src/graph/window-geometry.ts';
 import { NetworkBuilder } from '../src/models/builder.ts';
 import { planAndVerify } from '../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../src/planners/registry.ts';
+import { kernelRunOptions } from './kernel-run-options.ts';
 
 setFlagsFromString('--no-liftoff');
 
-const USAGE = 'usage: npm run bench:conv -- [--quick] [--repetitions 10] [--warmup 3]';
+const options = kernelRunOptions('bench:conv', process.argv.slice(2));
 const refuse = (message: string): never => {
-  process.stderr.write(`bench:conv: ${message}\n${USAGE}\n`);
+  process.stderr.write(`bench:conv: ${message}\n`);
   process.exit(2);
 };
-
-function parse(args: readonly string[]): { quick: boolean; repetitions: number; warmup: number } {
-  const options = { quick: false, repetitions: 10, warmup: 3 };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    if (flag === '--quick') {
-      options.quick = true;
-      continue;
-    }
-    if (flag !== '--repetitions' && flag !== '--warmup') refuse(`unknown argument "${flag}".`);
-    const value = Number(args[++i]);
-    const least = flag === '--warmup' ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < least) refuse(`${flag} takes a whole number of at least ${least}, got ${args[i]}.`);
-    options[flag === '--warmup' ? 'warmup' : 'repetitions'] = value;
-  }
-  return options;
-}
-
-const options = parse(process.argv.slice(2));
 
 /** Layers of the zoo's networks: height, width, input and output channels. */
 const SHAPES: readonly { readonly layer: string; readonly shape: readonly [number, number, number, number] }[] = [

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LATENCY_RUN_FILE } from '../../src/report/reproduce.ts';
 import { testBrowser } from '../backends/browser/browser-available.ts';
+import { webgpuAvailable } from '../backends/webgpu/adapter.ts';
 import { ROOT, runCommand } from '../cli/run-memplan.ts';
 
 /**
@@ -64,6 +65,8 @@ export type How =
       readonly needsShared?: true;
       /** Needs a Chromium-based browser (skipped, saying so, where there is none). */
       readonly needsBrowser?: true;
+      /** Needs a WebGPU adapter (skipped, saying so, where there is none: scripts/install-vulkan.sh installs a software one). */
+      readonly needsWebGpu?: true;
       /** Through npx itself rather than the shell function that stands for it (see bashFor). */
       readonly viaNpx?: true;
       /** What the command must have done, beyond exit code 0 and no stack trace. */
@@ -175,7 +178,9 @@ export function runReadmeGroup(title: string, group: Readonly<Record<string, How
       if (missing !== undefined) console.warn(`SKIPPED the README's command ${command}: ${missing}.`);
       it.skipIf(missing !== undefined)(
         command,
-        async () => {
+        async (context) => {
+          // Asked only when the command runs: the probe starts a process of its own.
+          if (how.needsWebGpu === true && !(await webgpuAvailable(`the README's command ${command}`))) return context.skip();
           const text = typeof how.run === 'function' ? await how.run(sandbox) : (how.run ?? command);
           const args = bashFor(parent, text, how.viaNpx === true);
           const cwd = how.inRepository === true ? ROOT : sandbox.dir;

@@ -252,6 +252,18 @@ export const BENCH: Readonly<Record<string, How>> = {
     why: 'the kernels up to n = 4096 take a minute; n = 256',
     check: (ran) => expect(ran.stdout).toMatch(/^\| relaxed SIMD \(fused multiply-add\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m),
   },
+  'npm run bench:webgpu': {
+    inRepository: true,
+    needsWebGpu: true,
+    run: 'npm run bench:webgpu -- --quick --repetitions 2 --warmup 1',
+    why: 'nine operators of ten runs take half a minute on a software adapter; two operators, two runs',
+    check: (ran) => {
+      const row = /^\| BlazeFace 1x1 convolution \| 64x64x24 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.e+-]+) \|$/m.exec(ran.stdout);
+      expect(row, ran.stdout).not.toBeNull();
+      // Both backends compute the same convolution, to float32 rounding.
+      expect(Number(row?.[1])).toBeLessThan(1e-4);
+    },
+  },
   'npm run bench:conv': {
     inRepository: true,
     run: 'npm run bench:conv -- --quick --repetitions 2 --warmup 1',

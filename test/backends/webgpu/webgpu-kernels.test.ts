@@ -152,8 +152,17 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
   it('Mean, Pad, Concat, Softmax along any axis', async () => {
     expect(await compare({ op: 'Mean', axes: [1, 2], keepDims: true }, [{ shape: [2, 5, 4, 3] }])).toBeLessThan(1e-5);
     expect(await compare({ op: 'Mean', axes: [-1, 0], keepDims: false }, [{ shape: [2, 5, 3] }])).toBeLessThan(1e-5);
-    // Every axis; the last axis alone (a kernel of its own), after and before; a rank of 2.
+    // Every axis; the last axis alone (a kernel of its own: by values, and by fours where rows and pads allow), after and before; a rank of 2.
     const padded: [number[], [number, number][]][] = [
+      [
+        [1, 3, 4, 8],
+        [
+          [0, 0],
+          [0, 0],
+          [0, 0],
+          [4, 8],
+        ],
+      ],
       [
         [1, 3, 4, 5],
         [

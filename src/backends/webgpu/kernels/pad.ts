@@ -7,7 +7,8 @@ type PadNode = Extract<Node, { op: 'Pad' }>;
 /**
  * Pad with zeros, [before, after] per dimension: each output element reads its input element
  * or is 0. A pad of the last axis alone (BlazeFace's channel padding) takes a kernel of its
- * own: one division per element, where the general one walks every axis.
+ * own: one division per element (per four, where the rows and the pad are whole fours), where
+ * the general one walks every axis.
  */
 export const pad: WebGpuKernel = (context) => {
   const node = context.node as PadNode;
@@ -53,18 +54,24 @@ export const pad: WebGpuKernel = (context) => {
   ];
 };
 
-/** Rows of `inRow` values to rows of `outRow`, `before` zeros ahead of each and zeros after. */
+/**
+ * Rows of `inRow` values to rows of `outRow`, `before` zeros ahead of each and zeros after.
+ * When all three are multiples of 4, an invocation writes 4 values (vec4 loads and stores).
+ */
 function lastAxisPad(context: KernelContext, inRow: number, outRow: number, before: number): DispatchSpec {
   const node = context.node as PadNode;
-  const params = new Params().u('IN_ROW', inRow).u('OUT_ROW', outRow).u('BEFORE', before);
+  const vec = inRow % 4 === 0 && outRow % 4 === 0 && before % 4 === 0;
+  const unit = vec ? 4 : 1;
+  const params = new Params().u('IN_ROW', inRow / unit).u('OUT_ROW', outRow / unit).u('BEFORE', before / unit);
+  const [ld, st, zero] = vec ? ['x_ld4', 'y_st4', 'vec4<f32>(0.0f)'] : ['x_ld', 'y_st', '0.0f'];
   const code = [
     'fn run(i: u32) {',
     params.lets(),
     '  let row = i / OUT_ROW;',
     '  let k = i - row * OUT_ROW;',
     '  let inside = k >= BEFORE && k < BEFORE + IN_ROW;',
-    '  y_st(i, select(0.0f, x_ld(select(0u, row * IN_ROW + k - BEFORE, inside)), inside));',
+    `  ${st}(i, select(${zero}, ${ld}(select(0u, row * IN_ROW + k - BEFORE, inside)), inside));`,
     '}',
   ].join('\n');
-  return { label: node.name, args: inputOutputArgs(node), code, params: params.values(), invocations: count(context.outputShape) };
+  return { label: node.name, args: inputOutputArgs(node, vec), code, params: params.values(), invocations: count(context.outputShape) / unit };
 }
