@@ -20,7 +20,7 @@ describe('npm run bench: bad arguments', () => {
   });
 });
 
-describe('npm run bench:exact, bench:gemm, bench:executor, bench:startup and bench:webgpu: bad arguments', () => {
+describe('npm run bench:exact, bench:gemm, bench:executor, bench:startup, bench:operators and bench:webgpu: bad arguments', () => {
   it.concurrent.each([
     ['bench/exact.bench.ts', ['--traces', '/no/such/folder'], 'bench:exact: --traces /no/such/folder holds none of minimalloc, idealloc, omnimalloc-small.'],
     ['bench/gemm-kernel.bench.ts', ['-n', '1024'], 'bench:gemm: unknown arguments "-n 1024".'],
@@ -33,6 +33,7 @@ describe('npm run bench:exact, bench:gemm, bench:executor, bench:startup and ben
     ['bench/executor.bench.ts', ['--warmup', '-1'], 'bench:executor: --warmup must be a whole number >= 0, got -1.'],
     ['bench/startup.bench.ts', ['--runs', '2'], 'bench:startup: --runs must be a whole number of at least 3, got 2.'],
     ['bench/startup.bench.ts', ['--fast'], 'bench:startup: unknown arguments "--fast".'],
+    ['bench/operators.bench.ts', ['--warmup', '-1'], 'bench:operators: --warmup takes a whole number of at least 0, got -1.'],
     ['bench/webgpu.bench.ts', ['--repetitions', '0'], 'bench:webgpu: --repetitions takes a whole number of at least 1, got 0.'],
     ['bench/webgpu.bench.ts', ['--fast'], 'bench:webgpu: unknown argument "--fast".'],
   ])('%s %j', async (script, args, sentence) => {

@@ -252,6 +252,17 @@ export const BENCH: Readonly<Record<string, How>> = {
     why: 'the kernels up to n = 4096 take a minute; n = 256',
     check: (ran) => expect(ran.stdout).toMatch(/^\| relaxed SIMD \(fused multiply-add\) \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|$/m),
   },
+  'npm run bench:operators': {
+    inRepository: true,
+    run: 'npm run bench:operators -- --quick --repetitions 2 --warmup 1',
+    why: 'nine operators of ten runs each way take a quarter of a minute; two operators, two runs',
+    check: (ran) => {
+      const row = /^\| BlazeFace 3x3 depthwise \| 64x64x24 \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.e+-]+) \|$/m.exec(ran.stdout);
+      expect(row, ran.stdout).not.toBeNull();
+      // The executor's depthwise convolution agrees with onnxruntime's to float32 rounding.
+      expect(Number(row?.[1])).toBeLessThan(1e-5);
+    },
+  },
   'npm run bench:webgpu': {
     inRepository: true,
     needsWebGpu: true,
