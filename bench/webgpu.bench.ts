@@ -41,7 +41,8 @@ try {
   timing = info.timing === 'timestamp-query' ? 'timestamp queries around the compute pass' : 'submit until the queue is done (no timestamp queries here)';
 } catch (error) {
   if (!(error instanceof BackendError)) throw error;
-  process.stderr.write(`bench:webgpu: this machine has no WebGPU adapter (${error.message}); scripts/install-vulkan.sh installs a software one (docs/webgpu.md).\n`);
+  // The backend's sentence says which drivers it tried and how to install one.
+  process.stderr.write(`bench:webgpu: ${error.message}\n`);
   process.exit(1);
 }
 const alignment = await webgpuBackend.requiredAlignment();

@@ -1,7 +1,7 @@
 // The command-line tools beside memplan (npm run bench*, scripts/): their argument checks.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ROOT, runNode } from '../cli/run-memplan.ts';
+import { ROOT, runCommand, runNode } from '../cli/run-memplan.ts';
 
 /** The benchmarks refuse what they cannot do with one sentence (and their usage), exit code 2, before benchmarking anything. */
 const bench = (script: string, ...args: string[]) => runNode('--import', 'tsx', script, ...args);
@@ -41,6 +41,18 @@ describe('npm run bench:exact, bench:gemm, bench:executor, bench:startup, bench:
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.split('\n')[0]).toBe(sentence);
+  });
+});
+
+describe('npm run bench:webgpu where there is no adapter', () => {
+  it('says so in one sentence of its own, naming the driver it tried, and exits 1 before benchmarking anything', async () => {
+    const run = await runCommand(process.execPath, ['--import', 'tsx', 'bench/webgpu.bench.ts', '--quick'], { MEMPLAN_VULKAN_ICD: '/no/such/icd.json' });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    // Above it, the Vulkan loader's and Dawn's own warnings.
+    const ours = run.stderr.split('\n').filter((line) => line.startsWith('bench:webgpu: '));
+    expect(ours).toHaveLength(1);
+    expect(ours[0]).toMatch(/^bench:webgpu: no WebGPU adapter is available \(Vulkan drivers tried: \/no\/such\/icd\.json \(MEMPLAN_VULKAN_ICD\)\)/);
   });
 });
 
