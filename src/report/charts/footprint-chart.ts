@@ -1,3 +1,4 @@
+import { ExperimentError } from '../../experiments/experiment-error.ts';
 import type { CellResult } from '../../experiments/result.ts';
 import { logTicks, ratioAxisEnd, ratioTicks } from './axis-values.ts';
 import { paperFigure, wrappedLabelExpr } from './figure-sizes.ts';
@@ -35,33 +36,49 @@ function labelsOf(pairs: readonly (readonly [key: string, label: string])[]): Ma
   return labelOf;
 }
 
-/** The bars, one per (network, planner), in the order the results list them. */
+/**
+ * The bars, one per (network, planner), in the order the results list them: the plan's
+ * footprint over the lower bound on the experiment's records. Backends that ran the same plan
+ * share its bar, whatever they executed (a measured cell's `footprint` is the plan it ran on
+ * its own records: the CPU executor's with its kernels' scratch, WebGPU's with activations
+ * fused). Should two backends' ratios differ, each gets a bar, the planner named with the
+ * backends it stands for: "Greedy by Size (cpu)", "Greedy by Size (webgpu, browser)".
+ */
 export function footprintBars(results: readonly CellResult[]): FootprintBar[] {
   const networkLabel = labelsOf(results.map((r) => [r.model, r.modelLabel] as const));
   const plannerLabel = labelsOf(results.map((r) => [r.planner, r.plannerTitle] as const));
-  const bars = new Map<string, FootprintBar>();
+  // Per (network, planner): its distinct ratios, each with the backends that gave it.
+  const cells = new Map<string, { readonly result: CellResult; readonly backends: string[] }[]>();
   for (const result of results) {
     const where = `${result.model} / ${result.planner}`;
     if (!Number.isFinite(result.ratioToLowerBound)) {
-      throw new Error(`footprint chart: ${where} has ratio ${result.ratioToLowerBound} to the lower bound (a lower bound of 0?); it cannot be drawn.`);
+      throw new ExperimentError(`footprint chart: ${where} has ratio ${result.ratioToLowerBound} to the lower bound (a lower bound of 0?); it cannot be drawn.`);
     }
     const key = JSON.stringify([result.model, result.planner]);
-    const seen = bars.get(key);
-    if (seen) {
-      // Several backends run the same plan: one bar, as long as they agree.
-      if (seen.ratio !== result.ratioToLowerBound || seen.footprint !== result.footprint) {
-        throw new Error(`footprint chart: ${where} appears twice with different footprints (${seen.footprint} and ${result.footprint} bytes); chart one experiment at a time.`);
-      }
-      continue;
+    const footprints = cells.get(key) ?? [];
+    cells.set(key, footprints);
+    const same = footprints.find((f) => f.result.ratioToLowerBound === result.ratioToLowerBound);
+    if (same !== undefined) {
+      if (!same.backends.includes(result.backend)) same.backends.push(result.backend);
+    } else if (footprints.some((f) => f.backends.includes(result.backend))) {
+      throw new ExperimentError(
+        `footprint chart: ${where} on ${result.backend} appears twice with different ratios to the lower bound (${footprints[0].result.ratioToLowerBound} and ${result.ratioToLowerBound}); chart one experiment at a time.`,
+      );
+    } else {
+      footprints.push({ result, backends: [result.backend] });
     }
-    bars.set(key, {
-      network: networkLabel.get(result.model)!,
-      planner: plannerLabel.get(result.planner)!,
-      ratio: result.ratioToLowerBound,
-      footprint: result.footprint,
-    });
   }
-  return [...bars.values()];
+  return [...cells.values()].flatMap((footprints) =>
+    footprints.map(({ result, backends }) => {
+      const planner = plannerLabel.get(result.planner)!;
+      return {
+        network: networkLabel.get(result.model)!,
+        planner: footprints.length === 1 ? planner : `${planner} (${backends.join(', ')})`,
+        ratio: result.ratioToLowerBound,
+        footprint: result.footprint,
+      };
+    }),
+  );
 }
 
 /** Over this many times the bound on every network: left out of a chart, with a note, so that the others are not squashed. */

@@ -94,11 +94,21 @@ describe('footprintChartSpec', () => {
     expect(rowsOf(footprintChartSpec(naiveOnly, { title: 'n' }))).toHaveLength(2);
   });
 
-  it('draws one bar for a cell that several backends ran, and refuses disagreeing duplicates', () => {
+  it('draws one bar for a cell that several backends ran, whatever each executed; a bar per backend where the ratios differ; refuses one backend twice at two ratios', () => {
     const twice = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 3.0, 'webgpu')];
     expect(footprintBars(twice)).toHaveLength(6);
-    const disagreeing = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 2.0, 'webgpu')];
-    expect(() => footprintBars(disagreeing)).toThrow(/zoo:blazeface \/ offsets\/naive appears twice/);
+    // Measured cells carry the footprint of the plan each backend ran on its own records (the CPU's with its kernels' scratch): one plan, one bar (latency-browser's run of 2026-11-29).
+    const executed = [...RESULTS, { ...cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 3.0, 'webgpu'), footprint: 7_404_544 }];
+    expect(footprintBars(executed)).toHaveLength(6);
+    const apart = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 2.0, 'webgpu'), cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 2.0, 'browser')];
+    const bars = footprintBars(apart).filter((bar) => bar.network === 'BlazeFace' && bar.planner.startsWith('Naive'));
+    expect(bars.map((bar) => [bar.planner, bar.ratio])).toEqual([
+      ['Naive (cpu)', 3],
+      ['Naive (webgpu, browser)', 2],
+    ]);
+    expectCompiles(footprintChartSpec(apart, { title: 'Backends apart' }));
+    const disagreeing = [...RESULTS, cell('zoo:blazeface', 'BlazeFace', 'offsets/naive', 'Naive', 2.0)];
+    expect(() => footprintBars(disagreeing)).toThrow(/zoo:blazeface \/ offsets\/naive on cpu appears twice with different ratios/);
   });
 
   it('keeps networks apart that share a label, and refuses an infinite ratio and no results', () => {
