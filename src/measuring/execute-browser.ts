@@ -4,6 +4,7 @@ import type { ExecuteOptions } from './execute-options.ts';
 import type { ExecuteReport } from '../backends/execution-report.ts';
 import type { PagePlacement } from './placement.ts';
 import { buildJob } from './job-builder.ts';
+import { browserBackend } from '../backends/browser/browser-backend.ts';
 import { browserReport } from '../backends/browser/browser-report.ts';
 import { openBrowserSession } from '../backends/browser/browser-session.ts';
 
@@ -22,8 +23,8 @@ export async function executeInPage(source: Graph, options: ExecuteOptions, plac
   const session = await openBrowserSession(placement.browser === undefined ? {} : { browser: placement.browser });
   try {
     const run = { backend: 'browser', repetitions: options.repetitions, warmup: options.warmup, seed: options.seed, verifyByExecution: options.verifyByExecution ?? true };
-    // The page runs the WebGPU backend: no kernel scratch to plan.
-    const job = buildJob(source, options, run, session.device.requiredAlignment, {});
+    // The page runs the WebGPU backend's kernels: activations fused as the browser backend says, no kernel scratch to plan.
+    const job = buildJob(source, options, run, session.device.requiredAlignment, browserBackend);
     const result = await session.run(job.body, { repetitions: options.repetitions, maxRunMs: RUN_LIMIT_MS });
     const { executable, version, flags, adapterChoice } = session.launch;
     return browserReport(result, { footprint: job.verified.footprint, seed: options.seed }, { browser: { executable, version, flags, adapterChoice } });

@@ -3,6 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { browserBackend } from '../../src/backends/browser/browser-backend.ts';
+import { executionRecords } from '../../src/backends/execution-records.ts';
+import { plannedProblem } from '../../src/graph/lifetimes.ts';
+import { buildZooModel } from '../../src/models/zoo.ts';
+import { planAndVerify } from '../../src/planners/plan-and-verify.ts';
+import { findPlanner } from '../../src/planners/registry.ts';
 import { testBrowser } from '../backends/browser/browser-available.ts';
 import { memplan, ROOT, userErrorLine } from './run-memplan.ts';
 
@@ -33,6 +39,10 @@ describe.skipIf(browser === undefined)('memplan exec --backend browser (headless
     expect(report.memory.unavailable).toEqual(['baselineRss', 'peakRss', 'peakRssDelta', 'rest']);
     for (const key of ['baselineRss', 'peakRss', 'peakRssDelta', 'rest']) expect(report.memory[key]).toBeNull();
     expect(report.peakRssBytes).toBeNull();
+    // The page runs the WebGPU backend's kernels: the plan holds the records they run, activations fused (BlazeFace's 16 ReLUs after its sums have none).
+    const { problem } = plannedProblem(buildZooModel('zoo:blazeface'), executionRecords(browserBackend));
+    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: Number(report.device.storageOffsetAlignment) });
+    expect(report.footprint).toBe(plan.footprint);
   }, 120_000);
 });
 
