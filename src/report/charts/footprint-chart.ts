@@ -55,25 +55,25 @@ export function footprintBars(results: readonly CellResult[]): FootprintBar[] {
       throw new ExperimentError(`footprint chart: ${where} has ratio ${result.ratioToLowerBound} to the lower bound (a lower bound of 0?); it cannot be drawn.`);
     }
     const key = JSON.stringify([result.model, result.planner]);
-    const footprints = cells.get(key) ?? [];
-    cells.set(key, footprints);
-    const same = footprints.find((f) => f.result.ratioToLowerBound === result.ratioToLowerBound);
+    const variants = cells.get(key) ?? [];
+    cells.set(key, variants);
+    const same = variants.find((f) => f.result.ratioToLowerBound === result.ratioToLowerBound);
     if (same !== undefined) {
       if (!same.backends.includes(result.backend)) same.backends.push(result.backend);
-    } else if (footprints.some((f) => f.backends.includes(result.backend))) {
+    } else if (variants.some((f) => f.backends.includes(result.backend))) {
       throw new ExperimentError(
-        `footprint chart: ${where} on ${result.backend} appears twice with different ratios to the lower bound (${footprints[0].result.ratioToLowerBound} and ${result.ratioToLowerBound}); chart one experiment at a time.`,
+        `footprint chart: ${where} on ${result.backend} appears twice with different ratios to the lower bound (${variants[0].result.ratioToLowerBound} and ${result.ratioToLowerBound}); chart one experiment at a time.`,
       );
     } else {
-      footprints.push({ result, backends: [result.backend] });
+      variants.push({ result, backends: [result.backend] });
     }
   }
-  return [...cells.values()].flatMap((footprints) =>
-    footprints.map(({ result, backends }) => {
+  return [...cells.values()].flatMap((variants) =>
+    variants.map(({ result, backends }) => {
       const planner = plannerLabel.get(result.planner)!;
       return {
         network: networkLabel.get(result.model)!,
-        planner: footprints.length === 1 ? planner : `${planner} (${backends.join(', ')})`,
+        planner: variants.length === 1 ? planner : `${planner} (${backends.join(', ')})`,
         ratio: result.ratioToLowerBound,
         footprint: result.footprint,
       };
