@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { browserBackend } from '../../../src/backends/browser/browser-backend.ts';
 import { execute } from '../../../src/measuring/execute.ts';
 import { findBackend } from '../../../src/backends/registry.ts';
-import { graphToProblem } from '../../../src/graph/lifetimes.ts';
+import { executionRecords } from '../../../src/backends/execution-records.ts';
+import { plannedProblem } from '../../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { planAndVerify } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner } from '../../../src/planners/registry.ts';
@@ -26,9 +27,9 @@ describe.skipIf(browser === undefined)('the browser backend (headless Chromium o
     expect(typeof device.adapter).toBe('string');
     expect(String(device.userAgent)).toMatch(/Chrom/);
     expect(['timestamp-query', 'wall-clock']).toContain(device.timing);
-    // The plan the page ran is the one planned here, with the page's adapter alignment.
+    // The plan the page ran is the one planned here, on the records its WebGPU kernels run (activations fused), with the page's adapter alignment.
     const alignment = Number(device.storageOffsetAlignment);
-    const expected = planAndVerify(planner, graphToProblem(graph, { elementSize: 4 }), { alignment: Math.max(alignment, 1) });
+    const expected = planAndVerify(planner, plannedProblem(graph, executionRecords(browserBackend)).problem, { alignment: Math.max(alignment, 1) });
     expect(report.footprint).toBe(expected.footprint);
     // One GPU buffer per object: the objects' bytes, counted where the page created them.
     expect(memory.intermediates).toBe(expected.objects!.sizes.reduce((sum, size) => sum + Math.ceil(size / 4) * 4, 0));
