@@ -56,6 +56,12 @@ export const OPERATOR_CASES: readonly OperatorCase[] = [
   { label: 'a vec4 Add of 4 values (a dispatch, nothing to compute)', input: [1, 1, 1, 4], build: (b, x) => b.add('add', x, x) },
 ];
 
+/** An operator's table cells beside its times: its GFLOP, and its rate at a time in ms (both blank for the memory-bound ones). */
+export function flopCells(item: OperatorCase): { readonly gflop: string; readonly rate: (ms: number) => string } {
+  const gflop = item.flop === undefined ? undefined : item.flop / 1e9;
+  return { gflop: gflop?.toFixed(4) ?? '', rate: (ms) => (gflop === undefined ? '' : (gflop / (ms / 1e3)).toFixed(1)) };
+}
+
 /** The operator as a network of its own, with seeded weights. */
 export function operatorNetwork(item: OperatorCase): Graph {
   const b = new NetworkBuilder('one-operator', 'float32');

@@ -19,7 +19,7 @@ import { median } from 'simple-statistics';
 import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
 import { seededInputs } from '../src/backends/run-data.ts';
 import { kernelRunOptions } from './kernel-run-options.ts';
-import { inferMs, OPERATOR_CASES, operatorMs, operatorNetwork, timedOn } from './operator-cases.ts';
+import { flopCells, inferMs, OPERATOR_CASES, operatorMs, operatorNetwork, timedOn } from './operator-cases.ts';
 
 setFlagsFromString('--no-liftoff');
 
@@ -43,10 +43,9 @@ for (const item of cases) {
   const peer = await runOnnxRuntime(await peerJob(graph, seededInputs(graph, 1)), options);
   runtime = peer.runtime;
   const peerMs = median([...peer.samples]);
-  const gflop = item.flop === undefined ? undefined : item.flop / 1e9;
-  const rate = (ms: number): string => (gflop === undefined ? '' : (gflop / (ms / 1e3)).toFixed(1));
+  const { gflop, rate } = flopCells(item);
   lines.push(
-    `| ${item.label} | ${item.input.slice(1).join('x')} | ${gflop?.toFixed(4) ?? ''} | ${ours.ms.toFixed(3)} | ${rate(ours.ms)} | ${oursRun.ms.toFixed(3)} | ${peerMs.toFixed(3)} | ${rate(peerMs)} | ${(oursRun.ms / peerMs).toFixed(2)} | ${relativeError(ours.outputs, peer.outputs).toExponential(1)} |`,
+    `| ${item.label} | ${item.input.slice(1).join('x')} | ${gflop} | ${ours.ms.toFixed(3)} | ${rate(ours.ms)} | ${oursRun.ms.toFixed(3)} | ${peerMs.toFixed(3)} | ${rate(peerMs)} | ${(oursRun.ms / peerMs).toFixed(2)} | ${relativeError(ours.outputs, peer.outputs).toExponential(1)} |`,
   );
 }
 lines.push(

@@ -20,7 +20,7 @@ import { cpuBackend } from '../src/backends/cpu/cpu-backend.ts';
 import { webgpuBackend } from '../src/backends/webgpu/webgpu-backend.ts';
 import { relativeError } from '../src/measuring/peer-session.ts';
 import { kernelRunOptions } from './kernel-run-options.ts';
-import { OPERATOR_CASES, operatorMs, operatorNetwork, type Timed, timedOn } from './operator-cases.ts';
+import { flopCells, OPERATOR_CASES, operatorMs, operatorNetwork, type Timed, timedOn } from './operator-cases.ts';
 
 setFlagsFromString('--no-liftoff');
 
@@ -62,10 +62,9 @@ for (const item of cases) {
     process.stderr.write(`bench:webgpu: ${item.label}: ${error.message}\n`);
     process.exit(1);
   }
-  const gflop = item.flop === undefined ? undefined : item.flop / 1e9;
-  const rate = (ms: number): string => (gflop === undefined ? '' : (gflop / (ms / 1e3)).toFixed(1));
+  const { gflop, rate } = flopCells(item);
   lines.push(
-    `| ${item.label} | ${item.input.slice(1).join('x')} | ${gflop?.toFixed(4) ?? ''} | ${gpu.ms.toFixed(3)} | ${rate(gpu.ms)} | ${cpu.ms.toFixed(3)} | ${rate(cpu.ms)} | ${(gpu.ms / cpu.ms).toFixed(1)} | ${relativeError(gpu.outputs, cpu.outputs).toExponential(1)} |`,
+    `| ${item.label} | ${item.input.slice(1).join('x')} | ${gflop} | ${gpu.ms.toFixed(3)} | ${rate(gpu.ms)} | ${cpu.ms.toFixed(3)} | ${rate(cpu.ms)} | ${(gpu.ms / cpu.ms).toFixed(1)} | ${relativeError(gpu.outputs, cpu.outputs).toExponential(1)} |`,
   );
 }
 lines.push(
