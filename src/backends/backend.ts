@@ -249,6 +249,12 @@ export interface Backend<Kind extends string = string> {
    * not planned either (a plan's bytes are the bytes the execution touches).
    */
   readonly fusesActivations?: boolean;
+  /**
+   * Its kernels run NHWC networks in place and NCHW ones on slower general paths: the
+   * problems it runs are made with the record option `nhwc` (graph/to-nhwc.ts), so that an
+   * ONNX file's network runs, and is planned, laid out NHWC.
+   */
+  readonly runsNhwc?: boolean;
   /** It takes weights from PrepareRequest.weights, writing them where it keeps them as they come. */
   readonly writesWeights?: boolean;
   /**

@@ -9,6 +9,7 @@ export interface SourceArgs {
   includeGraphIo: boolean;
   elementSize?: number;
   roundChannels: boolean;
+  nhwc: boolean;
   fuseActivations: boolean;
   dropIdentityOps: boolean;
   order: OperatorOrder;
@@ -22,6 +23,7 @@ export function withSourceOptions<T>(y: Argv<T>): Argv<T & SourceArgs> {
     .option('include-graph-io', { type: 'boolean', default: false, describe: 'graph sources: keep graph inputs and outputs as records' })
     .option('element-size', { type: 'number', describe: 'graph sources: bytes per element for every tensor (4 = fp32, as the paper)' })
     .option('round-channels', { type: 'boolean', default: false, describe: 'graph sources: round channels up to a multiple of 4 (GPU PHWC4)' })
+    .option('nhwc', { type: 'boolean', default: false, describe: 'graph sources: lay an NCHW graph (ONNX) out as NHWC first, where every node converts (the CPU executors always do)' })
     .option('fuse-activations', { type: 'boolean', default: false, describe: 'graph sources: fuse standalone activations into their producers (the CPU executors always do)' })
     .option('drop-identity-ops', { type: 'boolean', default: false, describe: 'graph sources: drop ops that move no data' })
     .option('order', {
@@ -47,6 +49,7 @@ export function sourceOptions(args: SourceArgs): SourceOptions & RecordOptions {
     includeGraphIO: args.includeGraphIo,
     elementSize: args.elementSize,
     roundChannelsTo4: args.roundChannels,
+    nhwc: args.nhwc,
     fuseActivations: args.fuseActivations,
     dropIdentityOps: args.dropIdentityOps,
     order: args.order,

@@ -5,6 +5,7 @@ import { inPlaceLayer, scratchId } from './layer-memory.ts';
 import { memoryAwareOrder } from './memory-aware-order.ts';
 import { recordSizer, type RecordSelection } from './record-tensors.ts';
 import { isParallelSchedule, scheduleSteps, type Schedule, type Steps } from './schedule.ts';
+import { nhwcWherePossible } from './to-nhwc.ts';
 import { dropIdentityOps, fuseActivations } from './transforms.ts';
 
 /** The operator orders a graph can be planned and run in (see memory-aware-order.ts). */
@@ -19,6 +20,11 @@ export type OperatorOrder = (typeof OPERATOR_ORDERS)[number];
  * activations fused and no identity ops), the file's own operator order.
  */
 export interface RecordOptions extends RecordSelection {
+  /**
+   * Lay an NCHW graph (an ONNX file) out as NHWC first, where every node converts (see
+   * to-nhwc.ts; otherwise it stays NCHW): the layout the CPU executors run in place.
+   */
+  readonly nhwc?: boolean;
   /** Fuse standalone activations into their producers first (see transforms.ts). */
   readonly fuseActivations?: boolean;
   /** Drop ops that move no data first (see transforms.ts). */
@@ -52,8 +58,8 @@ export interface RecordOptions extends RecordSelection {
 export const PAPER_RECORD_OPTIONS: RecordOptions = { elementSize: 4 };
 
 /**
- * The graph that is planned and run: the record options' transforms applied (activations
- * fused, identity ops dropped, then the operators reordered, then laid out step by step
+ * The graph that is planned and run: the record options' transforms applied (laid out
+ * NHWC, activations fused, identity ops dropped, then the operators reordered, then laid out step by step
  * under a parallel schedule), its `nodes` in the order the operators run. A backend must run this graph, not the source graph, for a plan of
  * `graphToProblem(source, options)` to hold: the records' lifetimes are this order's.
  * Never apply it twice: a memory-aware order of a memory-aware order may differ again.
@@ -65,6 +71,7 @@ export function plannedGraph(input: Graph, options: RecordOptions = {}): Graph {
 /** The planned graph and its steps under the options' schedule. */
 function planned(input: Graph, options: RecordOptions): { readonly graph: Graph; readonly steps: Steps } {
   let graph = input;
+  if (options.nhwc) graph = nhwcWherePossible(graph);
   if (options.fuseActivations) graph = fuseActivations(graph);
   if (options.dropIdentityOps) graph = dropIdentityOps(graph);
   // The scheduler sizes records as recordsOfSteps does; a topological `nodes` array is
@@ -94,7 +101,7 @@ export function plannedProblem(input: Graph, options: RecordOptions = {}): { rea
  * same schedule are the steps it was laid out from (see scheduleSteps).
  */
 export function plannedGraphOptions(options: RecordOptions): RecordOptions {
-  const { fuseActivations: _fused, dropIdentityOps: _dropped, order: _ordered, ...selection } = options;
+  const { nhwc: _laidOut, fuseActivations: _fused, dropIdentityOps: _dropped, order: _ordered, ...selection } = options;
   return selection;
 }
 

@@ -12,6 +12,7 @@ export const RECORD_OPTION_FIELDS: Readonly<Record<keyof RecordOptions, RecordOp
   includeGraphIO: 'boolean',
   elementSize: 'size',
   roundChannelsTo4: 'boolean',
+  nhwc: 'boolean',
   fuseActivations: 'boolean',
   dropIdentityOps: 'boolean',
   order: 'order',

@@ -1,5 +1,6 @@
 import { GraphError, elementCount, type Graph, type Node, type Tensor } from './ir.ts';
-import { inferOutputShapes, resolveReshape } from './shape-inference.ts';
+import { broadcastConstants, checkConvertedShapes, keepsOrder, normalizeAxis } from './layout-conversion.ts';
+import { resolveReshape } from './shape-inference.ts';
 
 /**
  * NHWC -> NCHW: the same network, its tensors in ONNX's layout.
@@ -112,27 +113,16 @@ export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: 
         return node;
       case 'Add':
       case 'Mul':
-        if (out.length === 4) {
-          for (const name of node.inputs) {
-            const tensor = graph.tensors.get(name);
-            if (tensor === undefined || tensor.shape.length >= 4) continue;
-            if (!tensor.constant) {
-              if (elementCount(tensor.shape) > 1) fail(node, `input ${name} [${tensor.shape}] broadcasts against a 4-D tensor`);
-              continue;
-            }
-            const padded = [...new Array<number>(4 - tensor.shape.length).fill(1), ...tensor.shape];
-            plan(name, NHWC_TO_NCHW, permute(padded), node);
-          }
-        }
+        for (const { name, padded } of broadcastConstants(graph, node, fail)) plan(name, NHWC_TO_NCHW, permute(padded), node);
         return node;
       case 'Concat':
-        return out.length === 4 ? { ...node, axis: AXIS_TO_NCHW[normalize(node.axis, 4, node)] } : node;
+        return out.length === 4 ? { ...node, axis: AXIS_TO_NCHW[normalizeAxis(node.axis, 4, node)] } : node;
       case 'Mean':
-        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalize(a, 4, node)]) } : node;
+        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalizeAxis(a, 4, node)]) } : node;
       case 'Softmax':
-        return x.length === 4 ? { ...node, axis: AXIS_TO_NCHW[normalize(node.axis, 4, node)] } : node;
+        return x.length === 4 ? { ...node, axis: AXIS_TO_NCHW[normalizeAxis(node.axis, 4, node)] } : node;
       case 'Squeeze':
-        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalize(a, 4, node)]) } : node;
+        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalizeAxis(a, 4, node)]) } : node;
       case 'Pad':
         if (x.length !== 4) return node;
         if (node.pads.length !== 4) fail(node, `${node.pads.length} pad pairs for a 4-D input`);
@@ -161,7 +151,7 @@ export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: 
         // NCHW output axis k is NHWC output axis NHWC_TO_NCHW[k], which reads NHWC input axis perm[...], NCHW axis AXIS_TO_NCHW[...].
         return x.length === 4 ? { ...node, perm: NHWC_TO_NCHW.map((k) => AXIS_TO_NCHW[node.perm[k]]) } : node;
       case 'Slice':
-        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalize(a, 4, node)]) } : node;
+        return x.length === 4 ? { ...node, axes: node.axes.map((a) => AXIS_TO_NCHW[normalizeAxis(a, 4, node)]) } : node;
       case 'LayerNormalization':
       case 'CausalMask':
         // Both work on trailing axes, which NCHW orders differently.
@@ -189,23 +179,7 @@ export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: 
   }
   const converted: Graph = { ...graph, layout: 'NCHW', nodes, tensors };
 
-  // The converted graph must be consistent: every output shape as shape inference says.
-  for (const node of nodes) {
-    const inputs = node.inputs.map((name) => (name === '' ? [] : (tensors.get(name)?.shape ?? [])));
-    let inferred: number[][];
-    try {
-      inferred = inferOutputShapes(node, inputs, 'NCHW');
-    } catch (error) {
-      if (error instanceof GraphError) fail(node, error.message.replace(/\.$/, ''));
-      throw error;
-    }
-    node.outputs.forEach((name, k) => {
-      const have = tensors.get(name)?.shape;
-      if (have !== undefined && inferred[k] !== undefined && have.join() !== inferred[k].join()) {
-        fail(node, `its output ${name} would be [${inferred[k]}] but the NHWC shape permutes to [${have}]`);
-      }
-    });
-  }
+  checkConvertedShapes(converted, 'NHWC', fail);
   return { graph: converted, nhwcOrder };
 }
 
@@ -218,18 +192,9 @@ function permute(nhwc: readonly number[]): number[] {
   return NHWC_TO_NCHW.map((k) => nhwc[k]);
 }
 
-function normalize(axis: number, rank: number, node: Node): number {
-  const normalized = axis < 0 ? axis + rank : axis;
-  if (!Number.isInteger(normalized) || normalized < 0 || normalized >= rank) {
-    throw new GraphError(`node ${node.name} (${node.op}): axis ${axis} is out of range for rank ${rank}.`);
-  }
-  return normalized;
-}
-
 /** Whether an NHWC shape and its NCHW permutation order their elements the same way. */
 export function sameOrder(nhwc: readonly number[]): boolean {
-  const kept = (order: readonly number[]): string => order.filter((k) => nhwc[k] !== 1).join();
-  return kept([0, 1, 2, 3]) === kept(NHWC_TO_NCHW);
+  return keepsOrder(nhwc, NHWC_TO_NCHW);
 }
 
 function convertTensor(tensor: Tensor, source: readonly number[], perm: readonly number[], shape: readonly number[]): Tensor {

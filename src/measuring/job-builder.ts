@@ -30,7 +30,7 @@ export function buildJob(
   options: Pick<ExecuteOptions, 'planner' | 'weights' | 'seed' | 'records' | 'alignment'>,
   run: WireRunOptions,
   requiredAlignment: number,
-  runs: Pick<Backend, 'plansScratch' | 'fusesActivations'>,
+  runs: Pick<Backend, 'plansScratch' | 'fusesActivations' | 'runsNhwc'>,
 ): BuiltJob {
   const weighted = weightedGraph(source, options.weights ?? 'seeded', options.seed);
   // The records the device's backend runs with (its scratch, its fused activations): the plan made here holds them.

@@ -58,8 +58,8 @@ export interface PeerRun {
   readonly outputs: Map<string, Float32Array>;
 }
 
-/** NHWC <-> NCHW for one 4-D tensor's values. */
-function transpose4(values: Float32Array, [n, a, b, c]: readonly number[], toNchw: boolean): Float32Array {
+/** NHWC <-> NCHW for one 4-D tensor's values (its NHWC shape given): to NCHW order, or from it. */
+export function transpose4(values: Float32Array, [n, a, b, c]: readonly number[], toNchw: boolean): Float32Array {
   const out = new Float32Array(values.length);
   for (let i = 0; i < n; i++)
     for (let y = 0; y < a; y++)

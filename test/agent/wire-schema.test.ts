@@ -99,12 +99,12 @@ const JOBS: readonly [string, () => unknown, string][] = [
   [
     'records with an option the job does not carry',
     () => edit(job, ['records'], { inputShapes: {} }),
-    'records has an unknown field "inputShapes"; expected includeGraphIO, elementSize, roundChannelsTo4, fuseActivations, dropIdentityOps, order, schedule, scratch, threads.',
+    'records has an unknown field "inputShapes"; expected includeGraphIO, elementSize, roundChannelsTo4, nhwc, fuseActivations, dropIdentityOps, order, schedule, scratch, threads.',
   ],
   [
     'records with __proto__',
     () => withField(job, ['records'], '__proto__'),
-    'records has an unknown field "__proto__"; expected includeGraphIO, elementSize, roundChannelsTo4, fuseActivations, dropIdentityOps, order, schedule, scratch, threads.',
+    'records has an unknown field "__proto__"; expected includeGraphIO, elementSize, roundChannelsTo4, nhwc, fuseActivations, dropIdentityOps, order, schedule, scratch, threads.',
   ],
   // Run options and their limits.
   ['no run', () => edit(job, ['run'], DROP), 'run must be a JSON object.'],

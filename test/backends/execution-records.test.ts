@@ -7,12 +7,19 @@ import { plannedProblem } from '../../src/graph/lifetimes.ts';
 import { buildZooModel } from '../../src/models/zoo.ts';
 
 describe('the records a backend runs a network with', () => {
-  it('are fp32, with scratch records and activations fused where the backend plans and runs them so, whatever was asked', () => {
+  it('are fp32, laid out NHWC, with scratch records and activations fused where the backend plans and runs them so, whatever was asked', () => {
     for (const backend of [cpuBackend, cpuParallelBackend]) {
-      expect(executionRecords(backend, { scratch: false, fuseActivations: false, includeGraphIO: true })).toEqual({ includeGraphIO: true, elementSize: 4, scratch: true, fuseActivations: true });
+      expect(executionRecords(backend, { scratch: false, fuseActivations: false, nhwc: false, includeGraphIO: true })).toEqual({
+        includeGraphIO: true,
+        elementSize: 4,
+        nhwc: true,
+        scratch: true,
+        fuseActivations: true,
+      });
     }
-    // WebGPU fuses activations too, and plans no scratch, whatever was asked.
+    // WebGPU fuses activations too, plans no scratch, whatever was asked, and runs either layout: NHWC where asked.
     expect(executionRecords(webgpuBackend, { fuseActivations: false, scratch: true, elementSize: 2 })).toEqual({ fuseActivations: true, elementSize: 4 });
+    expect(executionRecords(webgpuBackend, { nhwc: true })).toEqual({ nhwc: true, fuseActivations: true, elementSize: 4 });
   });
 
   it.each([cpuBackend, webgpuBackend])(

@@ -45,8 +45,11 @@ describe('the experiment file schema', () => {
     [{ ...base, records: { order: 'x' } }, '$.records.order: must be one of given, memory-aware.'],
     [{ ...base, records: { schedule: 'groups:0' } }, '$.records.schedule: must be sequential, levels or groups:K (K a whole number >= 1); got "groups:0".'],
     [{ ...base, records: { schedule: 3 } }, '$.records.schedule: must be sequential, levels or groups:K (K a whole number >= 1); got 3.'],
-    [{ ...base, records: { scratch: true } }, '$.records.scratch: unknown field; expected one of includeGraphIO, elementSize, roundChannelsTo4, fuseActivations, dropIdentityOps, order, schedule.'],
-    [{ ...base, records: { colour: 1 } }, '$.records.colour: unknown field; expected one of includeGraphIO, elementSize, roundChannelsTo4, fuseActivations, dropIdentityOps, order, schedule.'],
+    [
+      { ...base, records: { scratch: true } },
+      '$.records.scratch: unknown field; expected one of includeGraphIO, elementSize, roundChannelsTo4, nhwc, fuseActivations, dropIdentityOps, order, schedule.',
+    ],
+    [{ ...base, records: { colour: 1 } }, '$.records.colour: unknown field; expected one of includeGraphIO, elementSize, roundChannelsTo4, nhwc, fuseActivations, dropIdentityOps, order, schedule.'],
     [{ ...base, planners: [] }, '$.planners: must be a non-empty array.'],
     [{ ...base, planners: [''] }, '$.planners[0]: must be a non-empty string.'],
     [{ ...base, planners: [3] }, '$.planners[0]: must be a non-empty string.'],

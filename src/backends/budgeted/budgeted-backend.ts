@@ -76,7 +76,8 @@ export const budgetedBackend: Backend<'budgeted'> = {
   async prepare(request: PrepareRequest): Promise<PreparedNetwork> {
     const { graph, problem, plan, streaming } = request;
     if (streaming === undefined) throw new BackendError('the budgeted backend runs budgeted plans with a weights file: use memplan exec --budget (or --backend budgeted).');
-    if (graph.layout !== 'NHWC') throw new BackendError(`the budgeted executor runs NHWC networks (the zoo, .tflite files); ${graph.name} is ${graph.layout}.`);
+    if (graph.layout !== 'NHWC')
+      throw new BackendError(`the budgeted executor runs NHWC networks (the zoo, .tflite files, ONNX files whose every node converts to NHWC); ${graph.name} is ${graph.layout}.`);
     if (plan.objects !== undefined) throw new BackendError('the budgeted executor runs offsets plans: one buffer.');
     if (plan.footprint > streaming.bufferBytes) throw new BackendError(`the plan needs ${plan.footprint} bytes, more than the buffer of ${streaming.bufferBytes}.`);
     if (streaming.bufferBytes > MAX_BUDGET_BYTES) throw new BackendError(budgetTooLarge(streaming.bufferBytes));

@@ -40,6 +40,7 @@ export const cpuParallelBackend: Backend<'cpu-parallel'> = {
   reference: 'cpu',
   plansScratch: true,
   fusesActivations: true,
+  runsNhwc: true,
   writesWeights: true,
   dryRun: { inferences: 1, network: 'kept' },
 

@@ -35,6 +35,7 @@ export const cpuBackend: Backend<'cpu'> = {
   runsIn: 'process',
   plansScratch: true,
   fusesActivations: true,
+  runsNhwc: true,
   writesWeights: true,
   dryRun: { inferences: 1, network: 'kept' },
 

@@ -2,7 +2,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { PreparedNetwork, WeightReads } from '../../../src/backends/backend.ts';
-import { BackendError } from '../../../src/backends/backend-error.ts';
 import { budgetedBackend } from '../../../src/backends/budgeted/budgeted-backend.ts';
 import type { Loading } from '../../../src/backends/budgeted/load-schedule.ts';
 import { WeightsFile } from '../../../src/backends/budgeted/weights-file.ts';
@@ -175,11 +174,16 @@ describe('the budgeted backend', () => {
     const network = budgetedNetwork(graph, {});
     const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), network.problem, { alignment: 64 });
     await expect(budgetedBackend.prepare({ graph: network.graph, problem: network.problem, plan })).rejects.toThrow(/budgeted plans with a weights file/);
-    const nchw = budgetedNetwork(toNchw(graph), {});
-    const nchwPlan = planAndVerify(findPlanner('offsets/greedy-by-size'), nchw.problem, { alignment: 64 });
+    // An NCHW graph (one with a node that does not convert to NHWC stays so): refused before anything is read.
     await expect(
-      budgetedBackend.prepare({ graph: nchw.graph, problem: nchw.problem, plan: nchwPlan, streaming: { weightsFile: '/dev/zero', loading: 'overlapped', bufferBytes: nchwPlan.footprint } }),
-    ).rejects.toThrow(BackendError);
+      budgetedBackend.prepare({ graph: toNchw(network.graph), problem: network.problem, plan, streaming: { weightsFile: '/dev/zero', loading: 'overlapped', bufferBytes: plan.footprint } }),
+    ).rejects.toThrow(/^the budgeted executor runs NHWC networks \(the zoo, \.tflite files, ONNX files whose every node converts to NHWC\); \S+ is NCHW\.$/);
+  });
+
+  it("lays an ONNX file's NCHW network out NHWC, as the CPU executor does", () => {
+    const nchw = budgetedNetwork(toNchw(graph), {});
+    expect(nchw.graph.layout).toBe('NHWC');
+    expect(nchw.problem.records.map((r) => r.size)).toEqual(budgetedNetwork(graph, {}).problem.records.map((r) => r.size));
   });
 
   it('says why when the weights file cannot be read', async () => {

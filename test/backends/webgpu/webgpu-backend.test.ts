@@ -44,7 +44,8 @@ async function run(graph: Graph, problem: Problem, plan: VerifiedResult, backend
 
 /** The CPU executor's outputs: on the graph it runs (its activations fused), inside the naive plan of its records. */
 async function cpuReference(graph: Graph, seed = 1): Promise<Map<string, Float32Array>> {
-  const { graph: fused, problem } = plannedProblem(graph, executionRecords(cpuBackend));
+  // In the graph's own layout (an NCHW graph would run laid out NHWC, its inputs and outputs in that order).
+  const { graph: fused, problem } = plannedProblem(graph, { ...executionRecords(cpuBackend), nhwc: false });
   return run(fused, problem, planAndVerify(findPlanner('shared-objects/naive'), problem, { alignment: 4 }), cpuBackend, seed);
 }
 
