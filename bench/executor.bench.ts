@@ -7,7 +7,11 @@
  * process of its own, --no-liftoff, as ours). Ratios are measured in one run; compare builds on one
  * machine, and run it on a quiet one.
  *
- *   npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N]
+ *   npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N] [--onnx]
+ *
+ * --onnx runs each network from an ONNX file, as a user's own file runs: the zoo network
+ * exported (`memplan export`'s writer, seeded weights in the file), read back (NCHW) and run
+ * with the file's weights, which the CPU executor lays out NHWC (graph/to-nhwc.ts).
  *
  * --runs N (default 1) measures each network N times, each time in a fresh process and with
  * onnxruntime timed again beside it: processes of one build differ (one measured ResNet-152
@@ -24,7 +28,7 @@ import { writeFileAtomic } from '../src/io/atomic-write.ts';
 import { BENCH_OUT } from './bench-out.ts';
 
 const OUT_CSV = join(BENCH_OUT, 'executor.csv');
-const USAGE = 'usage: npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N]';
+const USAGE = 'usage: npm run bench:executor -- [--network NAME-SUBSTRING]... [--repetitions N] [--warmup N] [--runs N] [--onnx]';
 const MIB = 2 ** 20;
 
 function refuse(message: string): never {
@@ -32,11 +36,13 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-function parse(args: readonly string[]): { networks: string[]; repetitions: number; warmup: number; runs: number } {
+function parse(args: readonly string[]): { networks: string[]; repetitions: number; warmup: number; runs: number; onnx: boolean } {
   const networks: string[] = [];
   const counts = { '--repetitions': 10, '--warmup': 5, '--runs': 1 };
-  for (let k = 0; k < args.length; k += 2) {
-    const [flag, value] = [args[k], args[k + 1]];
+  const onnx = args.includes('--onnx');
+  const pairs = args.filter((arg) => arg !== '--onnx');
+  for (let k = 0; k < pairs.length; k += 2) {
+    const [flag, value] = [pairs[k], pairs[k + 1]];
     if (flag !== '--network' && !(flag in counts)) refuse(`unknown argument "${flag}".`);
     if (value === undefined) refuse(`${flag} needs a value.`);
     if (flag === '--network') {
@@ -48,7 +54,7 @@ function parse(args: readonly string[]): { networks: string[]; repetitions: numb
     if (!Number.isSafeInteger(n) || n < least) refuse(`${flag} must be a whole number >= ${least}, got ${value}.`);
     counts[flag as keyof typeof counts] = n;
   }
-  return { networks, repetitions: counts['--repetitions'], warmup: counts['--warmup'], runs: counts['--runs'] };
+  return { networks, repetitions: counts['--repetitions'], warmup: counts['--warmup'], runs: counts['--runs'], onnx };
 }
 
 const options = parse(process.argv.slice(2));
@@ -57,12 +63,19 @@ const { buildZooModel, ZOO } = await import('../src/models/zoo.ts');
 const chosen = ZOO.filter((m) => options.networks.length === 0 || options.networks.some((s) => m.name.includes(s)));
 if (chosen.length === 0) refuse(`no zoo network matches ${options.networks.join(', ')}.`);
 
-const [{ cpuBackend }, { execute }, { findPlanner }, { accounted }] = await Promise.all([
+const [{ cpuBackend }, { execute }, { findPlanner }, { accounted }, { readOnnx }, { writeOnnx }] = await Promise.all([
   import('../src/backends/cpu/cpu-backend.ts'),
   import('../src/measuring/execute.ts'),
   import('../src/planners/registry.ts'),
   import('../src/report/memory-table.ts'),
+  import('../src/io/onnx/read-onnx.ts'),
+  import('../src/io/onnx/write-onnx.ts'),
 ]);
+/** The network as run: the zoo's (NHWC, seeded weights), or read from the ONNX file it exports to (NCHW, the file's weights). */
+const source = (name: string) => {
+  const graph = buildZooModel(`zoo:${name}`);
+  return options.onnx ? readOnnx(writeOnnx(graph, { weights: 'random', seed: 1 }), `${name}.onnx`) : graph;
+};
 const planner = findPlanner('offsets/greedy-by-size');
 const rows: (string | number)[][] = [];
 const ratios: number[] = [];
@@ -78,9 +91,10 @@ for (const model of chosen) {
   for (let run = 1; run <= options.runs; run++) {
     process.stderr.write(`bench:executor: ${model.name}${options.runs > 1 ? ` (run ${run} of ${options.runs})` : ''}\n`);
     reports.push(
-      await execute(buildZooModel(`zoo:${model.name}`), {
+      await execute(source(model.name), {
         backend: cpuBackend,
         planner,
+        weights: options.onnx ? 'file' : 'seeded',
         repetitions: options.repetitions,
         warmup: options.warmup,
         seed: 1,
@@ -127,7 +141,7 @@ const verdict = (values: readonly number[], target: number): string => {
   return `${within === values.length ? 'met' : 'NOT met'} (${within} of ${values.length} networks)`;
 };
 process.stdout.write(
-  `\nGeometric mean of ours / onnxruntime-node: ${geometricMean(ratios).toFixed(2)}, of ours / onnxruntime-web: ${geometricMean(webRatios).toFixed(2)}, over ${ratios.length} networks (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians; ${options.runs} run${options.runs === 1 ? '' : 's'} per network, the median ratio; onnxruntime-web's WebAssembly build in a process started with --no-liftoff, timed after V8's optimizing tier compiled it, as ours).\n` +
+  `\nGeometric mean of ours / onnxruntime-node: ${geometricMean(ratios).toFixed(2)}, of ours / onnxruntime-web: ${geometricMean(webRatios).toFixed(2)}, over ${ratios.length} networks${options.onnx ? ' run from their ONNX files' : ''} (${options.warmup} warm-up and ${options.repetitions} timed inferences each, medians; ${options.runs} run${options.runs === 1 ? '' : 's'} per network, the median ratio; onnxruntime-web's WebAssembly build in a process started with --no-liftoff, timed after V8's optimizing tier compiled it, as ours).\n` +
     `ours / onnxruntime-web at most ${WEB_TARGET} on each network: ${verdict(webRatios, WEB_TARGET)}.\n` +
     `ours / onnxruntime-node at most ${NATIVE_TARGET} on each network: ${verdict(ratios, NATIVE_TARGET)}.\n`,
 );

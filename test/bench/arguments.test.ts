@@ -30,6 +30,8 @@ describe('npm run bench:exact, bench:gemm, bench:executor, bench:startup, bench:
     ['bench/executor.bench.ts', ['--fast'], 'bench:executor: unknown argument "--fast".'],
     ['bench/executor.bench.ts', ['--warmup'], 'bench:executor: --warmup needs a value.'],
     ['bench/executor.bench.ts', ['--runs', '0'], 'bench:executor: --runs must be a whole number >= 1, got 0.'],
+    // --onnx takes no value: the pairs after it still parse.
+    ['bench/executor.bench.ts', ['--onnx', '--runs', '0'], 'bench:executor: --runs must be a whole number >= 1, got 0.'],
     ['bench/executor.bench.ts', ['--warmup', '-1'], 'bench:executor: --warmup must be a whole number >= 0, got -1.'],
     ['bench/startup.bench.ts', ['--runs', '2'], 'bench:startup: --runs must be a whole number of at least 3, got 2.'],
     ['bench/startup.bench.ts', ['--fast'], 'bench:startup: unknown arguments "--fast".'],
