@@ -56,6 +56,22 @@ describe.concurrent('network sources on the command line', () => {
     }
   });
 
+  it("runs an ONNX file's NCHW network laid out NHWC: the zoo network's plan, and its weights held once", async ({ expect }) => {
+    const source = 'zoo:mobilenet-v2?input=96';
+    const onnx = join(dir, 'mobilenet-v2-96.onnx');
+    expect((await memplanHere('export', source, '--to', onnx)).status).toBe(0);
+    const plans = await Promise.all([[source], [onnx, '--nhwc']].map((args) => memplanHere('plan', ...args, '--planner', 'offsets/greedy-by-size', '--json')));
+    const [zoo, laidOut] = plans.map((run) => JSON.parse(run.stdout) as Report);
+    expect([laidOut.tensors, laidOut.results[0].footprint]).toEqual([zoo.tensors, zoo.results[0].footprint]);
+    const exec = (...args: string[]) => memplanHere('exec', ...args, '--repetitions', '1', '--warmup', '0', '--json');
+    const [zooRun, fileRun] = await Promise.all([exec(source), exec(onnx, '--weights', 'file')]);
+    const [ran, fromFile] = [zooRun, fileRun].map((run) => JSON.parse(run.stdout) as { matchesNaive: boolean; footprint: number; memory: { weights: number } });
+    expect(fromFile.matchesNaive).toBe(true);
+    // As read (NCHW) every convolution ran on views with a packed copy of its weights beside the graph's: 2x the weights.
+    expect(fromFile.memory.weights).toBe(ran.memory.weights);
+    expect(fromFile.footprint).toBe(ran.footprint);
+  });
+
   it('--order memory-aware plans the operators in a lower-peak order', async ({ expect }) => {
     // A network stored with two branches interleaved (test/fixtures/graphs.ts), as an ONNX file.
     const onnx = join(dir, 'interleaved.onnx');
