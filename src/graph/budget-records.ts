@@ -50,7 +50,8 @@ export interface BudgetedNetwork {
  */
 export function budgetedNetwork(source: Graph, options: BudgetRecordOptions = {}): BudgetedNetwork {
   const { budget, ...recordOptions } = options;
-  // One operator at a time: the loader and the compute thread follow one layer order. NHWC, the layout its kernels run in place (an ONNX file's network laid out so: to-nhwc.ts).
+  // One operator at a time: the loader and the compute thread follow one layer order. NHWC:
+  // the layout its kernels run in place (an ONNX file's network is laid out so, to-nhwc.ts).
   const selection: RecordOptions = { ...recordOptions, elementSize: 4, includeGraphIO: true, roundChannelsTo4: false, schedule: 'sequential', nhwc: true };
   const planned = plannedGraph(source, selection);
   const graph = budget === undefined ? planned : sliceWeights(planned, Math.floor(budget / WEIGHT_SLICE_SHARE));

@@ -1,7 +1,7 @@
 import { elementCount, GraphError, type Graph, type Layout, type Node } from './ir.ts';
 import { inferOutputShapes } from './shape-inference.ts';
 
-/** What both layout conversions (to-nchw.ts, to-nhwc.ts) share. */
+// What both layout conversions (to-nchw.ts, to-nhwc.ts) share.
 
 /** An axis of a tensor of `rank` dimensions, counted from 0 (a negative one from the end). */
 export function normalizeAxis(axis: number, rank: number, node: Node): number {

@@ -58,9 +58,10 @@ export interface RecordOptions extends RecordSelection {
 export const PAPER_RECORD_OPTIONS: RecordOptions = { elementSize: 4 };
 
 /**
- * The graph that is planned and run: the record options' transforms applied (laid out
- * NHWC, activations fused, identity ops dropped, then the operators reordered, then laid out step by step
- * under a parallel schedule), its `nodes` in the order the operators run. A backend must run this graph, not the source graph, for a plan of
+ * The graph that is planned and run: the record options' transforms applied (an NCHW graph
+ * laid out NHWC, activations fused, identity ops dropped, then the operators reordered,
+ * then laid out step by step under a parallel schedule), its `nodes` in the order the
+ * operators run. A backend must run this graph, not the source graph, for a plan of
  * `graphToProblem(source, options)` to hold: the records' lifetimes are this order's.
  * Never apply it twice: a memory-aware order of a memory-aware order may differ again.
  */

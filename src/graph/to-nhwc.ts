@@ -19,8 +19,8 @@ import { resolveReshape } from './shape-inference.ts';
  * - A constant of rank < 4 that Add or Mul broadcasts against a 4-D result (ONNX's [C, 1, 1]
  *   bias) becomes 4-D [1, 1, 1, C].
  * - Reshape, Flatten, FullyConnected and Squeeze that read a 4-D tensor whose elements NCHW
- *   and NHWC order differently read it through a Transpose to NCHW order (a tensor and node
- *   named `<tensor>@nchw`); a Reshape whose 4-D result they order differently writes that
+ *   and NHWC order differently read it through a Transpose to NCHW order (the tensor
+ *   `<tensor>@nchw`, written by the node `<reader>@nchw`); a Reshape whose 4-D result they order differently writes that
  *   NCHW-ordered result first and a Transpose puts it in NHWC order. Mean without keepDims
  *   must keep the order of what it leaves.
  * - LayerNormalization, CausalMask, Gather and MatMul of 4-D tensors, FullyConnected with
