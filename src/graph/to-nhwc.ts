@@ -232,10 +232,15 @@ function withoutTransposePairs(graph: Graph): Graph {
  * record option `nhwc` plans and runs.
  */
 export function nhwcWherePossible(graph: Graph): Graph {
+  return nhwcConversion(graph).graph;
+}
+
+/** nhwcWherePossible's graph, and why it stayed NCHW where it did (toNhwc's sentence). */
+export function nhwcConversion(graph: Graph): { readonly graph: Graph; readonly refusal?: string } {
   try {
-    return toNhwc(graph);
+    return { graph: toNhwc(graph) };
   } catch (error) {
-    if (error instanceof GraphError) return graph;
+    if (error instanceof GraphError) return { graph, refusal: error.message };
     throw error;
   }
 }

@@ -20,6 +20,7 @@ import { runTrace } from '../../io/perfetto-trace.ts';
 import { sourceOptions, withSourceOptions, type SourceArgs } from '../source-options.ts';
 import { TOKEN_ENV } from '../agent-token.ts';
 import { peerChoice } from '../peer-option.ts';
+import { layoutLine, ranLayout } from '../ran-layout.ts';
 
 interface ExecArgs extends SourceArgs {
   source: string;
@@ -172,8 +173,9 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
       const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: peers.node, webPeer: peers.web, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, samplesMs: _samples, deviceSamplesMs: _deviceSamples, ...printed } = report;
+      const layout = ranLayout(loaded.graph, args.nhwc || findBackend(kind).runsNhwc === true);
       if (args.json) {
-        process.stdout.write(`${JSON.stringify(printed)}\n`);
+        process.stdout.write(`${JSON.stringify(layout === undefined ? printed : { ...printed, layout })}\n`);
       } else {
         const l = report.latencyMs;
         const lines = [
@@ -181,6 +183,7 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
           `planner     ${report.planner}: ${mib(report.footprint)} MiB planned`,
           `latency     median ${l.median.toFixed(2)} ms, min ${l.min.toFixed(2)}, p90 ${l.p90.toFixed(2)}, 95% CI of the median [${l.ci95[0].toFixed(2)}, ${l.ci95[1].toFixed(2)}] over ${l.runs} runs`,
           `outputs     ${report.matchesNaive === null ? 'not checked' : report.matchesNaive ? 'bit-identical to the naive plan' : 'DIFFER from the naive plan'}`,
+          ...(layout === undefined ? [] : [`layout      ${layoutLine(layout)}`]),
           ...memoryLines(report.memory),
           ...(report.parallel ? parallelLines(report.parallel) : []),
         ];
