@@ -13,6 +13,7 @@ import { budgetedNetwork } from '../../graph/budget-records.ts';
 import type { MeasureResult } from '../../backends/execution-report.ts';
 import { readRss } from '../process-memory.ts';
 import type { BudgetPhase } from '../budgeted/adapt-budget.ts';
+import { type ConstantsFile, streamConstantsFile, withConstantsFile } from './constants-file.ts';
 import type { MeasuredContext } from './measured-child.ts';
 import { findBackend } from '../../backends/registry.ts';
 import { seededInputs, weightedGraph } from '../../backends/run-data.ts';
@@ -24,12 +25,14 @@ import { seededInputs, weightedGraph } from '../../backends/run-data.ts';
  */
 export interface MeasureJob {
   /**
-   * The graph as the source gives it. With `seededWeights` its constants carry no values
-   * and the process seeds them itself (the same values as the harness's); otherwise the
-   * values follow the job, one constant per message, so that no message holds them all.
+   * The graph as the source gives it, its constants without values: with `seededWeights`
+   * the process seeds them itself (the same values as the harness's); with `constantsFile`
+   * it reads the graph's own from that file (constants-file.ts). Either way after its
+   * baseline, straight into a backend that writes its weights itself.
    */
   readonly graph: Graph;
   readonly seededWeights?: number;
+  readonly constantsFile?: ConstantsFile;
   readonly records: RecordOptions;
   readonly planner: string;
   readonly plan: Plan;
@@ -62,7 +65,7 @@ export interface MeasureJob {
   readonly adapt?: readonly BudgetPhase[];
 }
 
-export type ToMeasureProcess = { readonly type: 'job'; readonly job: MeasureJob } | { readonly type: 'constant'; readonly name: string; readonly data: Float32Array } | { readonly type: 'go' };
+export type ToMeasureProcess = { readonly type: 'job'; readonly job: MeasureJob } | { readonly type: 'go' };
 
 interface JobNetwork {
   readonly source: Graph;
@@ -96,19 +99,16 @@ const COLLECT_EVERY = 4 * 2 ** 20;
  * backend that writes weights itself (Backend.writesWeights), seeded weights are not made
  * here but streamed to it (`weights`), so that no whole copy of them exists beside its own.
  */
-export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float32Array>, backend?: Pick<Backend, 'writesWeights'>): JobNetwork {
+export function jobNetwork(job: MeasureJob, backend?: Pick<Backend, 'writesWeights'>): JobNetwork {
   if (job.streaming !== undefined) return streamedNetwork(job, job.streaming);
-  const seed = job.seededWeights;
-  const streamed = seed !== undefined && backend?.writesWeights === true;
-  const source =
-    seed !== undefined
-      ? streamed
-        ? job.graph
-        : weightedGraph(job.graph, 'seeded', seed)
-      : { ...job.graph, tensors: new Map([...job.graph.tensors].map(([name, t]) => [name, t.constant ? ({ ...t, data: constants.get(name) } satisfies Tensor) : t])) };
+  const { seededWeights: seed, constantsFile: file } = job;
+  // Where the weights come from: made here (seeded) or read from the file, streamed into a backend that writes its own copy.
+  const stream: WeightStream | undefined = seed !== undefined ? (sink) => streamSeededWeights(job.graph, seed, sink) : file !== undefined ? (sink) => streamConstantsFile(file, sink) : undefined;
+  const streamed = stream !== undefined && backend?.writesWeights === true;
+  const source = streamed ? job.graph : seed !== undefined ? weightedGraph(job.graph, 'seeded', seed) : file !== undefined ? withConstantsFile(job.graph, file) : job.graph;
   const { graph, problem, steps } = plannedProblem(source, { ...job.records, elementSize: 4 });
   const plan = acceptReceived(job, problem, job.alignment, 'in the measured process');
-  return { source, graph, problem, steps, plan, ...(streamed ? { weights: (sink) => streamSeededWeights(job.graph, seed, sink) } : {}) };
+  return { source, graph, problem, steps, plan, ...(streamed ? { weights: stream } : {}) };
 }
 
 /**
@@ -128,12 +128,10 @@ export function jobNetwork(job: MeasureJob, constants: ReadonlyMap<string, Float
  */
 async function prepareNetwork(
   job: MeasureJob,
-  constants: Map<string, Float32Array>,
   backend: Backend,
   context: Pick<MeasuredContext, 'baselineRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
 ): Promise<{ prepared: PreparedNetwork; inputs: Map<string, Float32Array>; rebaselined?: number; dry?: PreparedNetwork }> {
-  const { source, graph, problem, steps, plan, weights } = jobNetwork(job, constants, backend);
-  constants.clear();
+  const { source, graph, problem, steps, plan, weights } = jobNetwork(job, backend);
   const base = {
     graph,
     problem,
@@ -197,16 +195,12 @@ async function releasedDryRun(backend: Backend, request: PrepareRequest, inferen
  * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
  * the garbage collector where the process exposes it (else nothing).
  */
-export async function measure(
-  job: MeasureJob,
-  constants: Map<string, Float32Array>,
-  context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>,
-): Promise<MeasureResult> {
+export async function measure(job: MeasureJob, context: Pick<MeasuredContext, 'baselineRss' | 'runtimeRss' | 'collect'> & Partial<Pick<MeasuredContext, 'rebaseline'>>): Promise<MeasureResult> {
   const { runtimeRss, collect } = context;
   const backend = findBackend(job.backend);
   // Held through `ready`, never a local of its own: a network whose budget changes is let go
   // of mid-run (adapt-budget.ts), and nothing here may keep its buffer alive.
-  const ready: { prepared: PreparedNetwork | undefined } & Omit<Awaited<ReturnType<typeof prepareNetwork>>, 'prepared'> = await prepareNetwork(job, constants, backend, context);
+  const ready: { prepared: PreparedNetwork | undefined } & Omit<Awaited<ReturnType<typeof prepareNetwork>>, 'prepared'> = await prepareNetwork(job, backend, context);
   const { inputs, rebaselined, dry } = ready;
   const network = (): PreparedNetwork => ready.prepared as PreparedNetwork;
   const baselineRss = rebaselined ?? context.baselineRss;

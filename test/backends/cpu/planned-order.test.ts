@@ -60,7 +60,7 @@ describe('running the planned order', () => {
       repetitions: 0,
       seed: 1,
     };
-    const { graph, problem } = jobNetwork(job, new Map());
+    const { graph, problem } = jobNetwork(job);
     expect(graph.nodes.map((n) => n.name)).toEqual(expected.graph.nodes.map((n) => n.name));
     expect(graph.nodes.some((n) => n.op === 'Relu')).toBe(false);
     expect(problem).toEqual(expected.problem);

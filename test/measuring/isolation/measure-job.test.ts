@@ -26,7 +26,7 @@ describe('the measured process and the plan it receives', () => {
 
   it('checks the plan with the verifier and runs it as sent', () => {
     const sent = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 });
-    const { plan } = jobNetwork(job(sent.planner, planOf(sent)), new Map());
+    const { plan } = jobNetwork(job(sent.planner, planOf(sent)));
     expect(plan.valid).toBe(true);
     expect(plan.planner).toBe('offsets/greedy-by-size');
     expect(plan.offsets).toEqual(sent.offsets);
@@ -38,7 +38,7 @@ describe('the measured process and the plan it receives', () => {
       problem,
       problem.records.map(() => 0),
     );
-    expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(RefusedPlanError);
-    expect(() => jobNetwork(job('offsets/zero', overlapping), new Map())).toThrow(/^the plan of offsets\/zero fails the verifier in the measured process: [^\n]+\.$/);
+    expect(() => jobNetwork(job('offsets/zero', overlapping))).toThrow(RefusedPlanError);
+    expect(() => jobNetwork(job('offsets/zero', overlapping))).toThrow(/^the plan of offsets\/zero fails the verifier in the measured process: [^\n]+\.$/);
   });
 });
