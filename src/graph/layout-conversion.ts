@@ -64,3 +64,15 @@ export function broadcastConstants(graph: Graph, node: Node, fail: (node: Node, 
   }
   return operands;
 }
+
+/**
+ * The axis of a Flatten of a converted 4-D input (`shape`, in the new layout) that gives the
+ * same [outer, inner] output as before: the node's own axis where it still does, else the first
+ * that does. Fails where none does.
+ */
+export function flattenAxis(node: Extract<Node, { op: 'Flatten' }>, shape: readonly number[], out: readonly number[], fail: (node: Node, why: string) => never): number {
+  const head = (axis: number): number => elementCount(shape.slice(0, axis));
+  const original = node.axis < 0 ? node.axis + 4 : node.axis;
+  const axis = [original, 0, 1, 2, 3, 4].find((a) => a >= 0 && a <= 4 && head(a) === out[0]);
+  return axis === undefined ? fail(node, `no axis flattens [${shape}] into [${out}]`) : axis;
+}

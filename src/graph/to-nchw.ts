@@ -1,5 +1,5 @@
 import { GraphError, elementCount, type Graph, type Node, type Tensor } from './ir.ts';
-import { broadcastConstants, checkConvertedShapes, keepsOrder, normalizeAxis } from './layout-conversion.ts';
+import { broadcastConstants, checkConvertedShapes, flattenAxis, keepsOrder, normalizeAxis } from './layout-conversion.ts';
 import { resolveReshape } from './shape-inference.ts';
 
 /**
@@ -136,13 +136,7 @@ export function convertToNchw(graph: Graph, options: { readonly keepNhwcOrder?: 
       case 'Flatten': {
         if (x.length !== 4) return node;
         if (!sameOrder(x)) transpose(node, 'input', `it flattens [${x}], whose elements NHWC and NCHW order differently`);
-        const nchw = permute(x);
-        const head = (axis: number): number => elementCount(nchw.slice(0, axis));
-        const wanted = out[0];
-        const original = node.axis < 0 ? node.axis + 4 : node.axis;
-        const axis = [original, 0, 1, 2, 3, 4].find((a) => a >= 0 && a <= 4 && head(a) === wanted);
-        if (axis === undefined) fail(node, `no axis flattens [${nchw}] into [${out}]`);
-        return { ...node, axis: axis as number };
+        return { ...node, axis: flattenAxis(node, permute(x), out, fail) };
       }
       case 'MatMul':
         if (node.inputs.some((name) => shapeOf(name).length === 4)) fail(node, 'it multiplies 4-D tensors');

@@ -1,5 +1,5 @@
-import { GraphError, elementCount, type Graph, type Node, type Tensor } from './ir.ts';
-import { broadcastConstants, checkConvertedShapes, keepsOrder, normalizeAxis } from './layout-conversion.ts';
+import { GraphError, type Graph, type Node, type Tensor } from './ir.ts';
+import { broadcastConstants, checkConvertedShapes, flattenAxis, keepsOrder, normalizeAxis } from './layout-conversion.ts';
 import { resolveReshape } from './shape-inference.ts';
 
 /**
@@ -59,16 +59,20 @@ export function toNhwc(graph: Graph): Graph {
   // 4-D tensors that also exist in NCHW order (a Reshape's result before its Transpose), and the Transposes this adds.
   const inNchwOrder = new Map<string, string>();
   const added = new Set<Node>();
-  /** A Transpose of 4-D NHWC `name` into NCHW order (its NCHW shape): the tensor it writes. */
+  /** Adds a Transpose node of this conversion's own (named after `node`, `suffix`). */
+  const addTranspose = (perm: readonly number[], node: Node, suffix: string, input: string, output: string): void => {
+    const transpose: Node = { op: 'Transpose', perm, name: fresh(`${node.name}${suffix}`, node), inputs: [input], outputs: [output] };
+    nodes.push(transpose);
+    added.add(transpose);
+  };
+  /** A tensor of the NCHW-ordered values of 4-D NHWC `name`: the one a Transpose writes (its NCHW shape). */
   const toNchwOrder = (name: string, node: Node): string => {
     const known = inNchwOrder.get(name);
     if (known !== undefined) return known;
     const ordered = fresh(`${name}@nchw`, node);
     inNchwOrder.set(name, ordered);
     tensors.set(ordered, { ...(graph.tensors.get(name) as Tensor), name: ordered, constant: false, data: undefined });
-    const transpose: Node = { op: 'Transpose', perm: NHWC_TO_NCHW_PERM, name: fresh(`${node.name}@nchw`, node), inputs: [name], outputs: [ordered] };
-    nodes.push(transpose);
-    added.add(transpose);
+    addTranspose(NHWC_TO_NCHW_PERM, node, '@nchw', name, ordered);
     return ordered;
   };
 
@@ -156,9 +160,7 @@ export function toNhwc(graph: Graph): Graph {
           tensors.set(ordered, { ...(graph.tensors.get(output) as Tensor), name: ordered, shape: target, constant: false, data: undefined });
           inNchwOrder.set(output, ordered);
           nodes.push({ ...node, inputs, shape: target, outputs: [ordered] });
-          const transpose: Node = { op: 'Transpose', perm: NCHW_TO_NHWC_PERM, name: fresh(`${node.name}@nhwc`, node), inputs: [ordered], outputs: [output] };
-          nodes.push(transpose);
-          added.add(transpose);
+          addTranspose(NCHW_TO_NHWC_PERM, node, '@nhwc', ordered, output);
         }
         break;
       }
@@ -179,9 +181,9 @@ export function toNhwc(graph: Graph): Graph {
   }
   // A Transpose added for a Reshape's result that every reader takes in NCHW order after all: nothing reads it.
   const read = new Set([...nodes.flatMap((n) => n.inputs), ...graph.outputs]);
-  const unread = nodes.filter((n) => added.has(n) && !read.has(n.outputs[0]));
+  const unread = new Set(nodes.filter((n) => added.has(n) && !read.has(n.outputs[0])));
   for (const node of unread) tensors.delete(node.outputs[0]);
-  const converted: Graph = { ...graph, layout: 'NHWC', nodes: nodes.filter((n) => !unread.includes(n)), tensors };
+  const converted: Graph = { ...graph, layout: 'NHWC', nodes: nodes.filter((n) => !unread.has(n)), tensors };
 
   checkConvertedShapes(converted, 'NCHW', fail);
   return withoutTransposePairs(converted);
@@ -259,12 +261,4 @@ function permute(nchw: readonly number[]): number[] {
 /** Whether an NCHW shape and its NHWC permutation order their elements the same way. */
 function sameOrder(nchw: readonly number[]): boolean {
   return keepsOrder(nchw, NCHW_TO_NHWC_PERM);
-}
-
-/** The axis that flattens the NHWC shape into the same [outer, inner] as the NCHW one did. */
-function flattenAxis(node: Extract<Node, { op: 'Flatten' }>, nhwc: readonly number[], out: readonly number[], fail: (node: Node, why: string) => never): number {
-  const head = (axis: number): number => elementCount(nhwc.slice(0, axis));
-  const original = node.axis < 0 ? node.axis + 4 : node.axis;
-  const axis = [original, 0, 1, 2, 3, 4].find((a) => a >= 0 && a <= 4 && head(a) === out[0]);
-  return axis === undefined ? fail(node, `no axis flattens [${nhwc}] into [${out}]`) : axis;
 }
