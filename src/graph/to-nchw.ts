@@ -34,9 +34,9 @@ export function toNchw(graph: Graph): Graph {
 /**
  * Nodes of a converted graph (by output tensor name) that, to keep NHWC semantics, need
  * their input put back in NHWC order first (`input`) and/or their NHWC-ordered result put in
- * NCHW order after (`output`): what a Transpose around the node would do. The IR has no
- * Transpose, so `toNchw` refuses such graphs; an exporter that can write a Transpose (ONNX)
- * asks for them with `keepNhwcOrder`.
+ * NCHW order after (`output`): what a Transpose around the node would do. `toNchw` keeps a
+ * graph's tensors (and records) as they are, so it refuses such graphs; an exporter that
+ * writes the Transposes (ONNX) asks for them with `keepNhwcOrder`.
  */
 export type NhwcOrderNodes = ReadonlyMap<string, { readonly input: boolean; readonly output: boolean }>;
 

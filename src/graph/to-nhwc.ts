@@ -186,16 +186,19 @@ export function toNhwc(graph: Graph): Graph {
   const converted: Graph = { ...graph, layout: 'NHWC', nodes: nodes.filter((n) => !unread.has(n)), tensors };
 
   checkConvertedShapes(converted, 'NCHW', fail);
-  return withoutTransposePairs(converted);
+  return withoutTransposePairs(converted, new Set(inNchwOrder.values()));
 }
 
 /**
  * Two Transposes in a row, the first's result read by nothing else, as one (their
  * permutations composed), or as none where they undo each other: an ONNX file exported from
  * an NHWC network puts its tensors in NHWC order before a Reshape, and the Reshape here asks
- * for NCHW order again.
+ * for NCHW order again (or writes its result in NCHW order, which the file's Transpose puts
+ * in NHWC order). Where a pair is dropped its readers read the first's input; when that is
+ * one of this conversion's own tensors (`ours`: a Reshape's NCHW-ordered result) read by
+ * the pair alone, its producer writes the pair's result instead, so the file's name stays.
  */
-function withoutTransposePairs(graph: Graph): Graph {
+function withoutTransposePairs(graph: Graph, ours: ReadonlySet<string>): Graph {
   const readers = new Map<string, number>();
   for (const node of graph.nodes) for (const name of node.inputs) readers.set(name, (readers.get(name) ?? 0) + 1);
   const producer = new Map<string, Node>();
@@ -203,6 +206,7 @@ function withoutTransposePairs(graph: Graph): Graph {
   const dropped = new Set<Node>();
   const replaced = new Map<Node, Node>();
   const alias = new Map<string, string>();
+  const renamed = new Map<string, string>();
   for (const second of graph.nodes) {
     if (second.op !== 'Transpose') continue;
     const first = producer.get(second.inputs[0]);
@@ -210,7 +214,10 @@ function withoutTransposePairs(graph: Graph): Graph {
     // Output axis k of the pair is axis second.perm[k] of the first's result, axis first.perm[second.perm[k]] of its input.
     const perm = second.perm.map((k) => first.perm[k]);
     dropped.add(first);
-    if (perm.every((k, i) => k === i) && !graph.outputs.includes(second.outputs[0])) {
+    if (perm.every((k, i) => k === i) && ours.has(first.inputs[0]) && readers.get(first.inputs[0]) === 1) {
+      dropped.add(second);
+      renamed.set(first.inputs[0], second.outputs[0]);
+    } else if (perm.every((k, i) => k === i) && !graph.outputs.includes(second.outputs[0])) {
       dropped.add(second);
       alias.set(second.outputs[0], first.inputs[0]);
     } else {
@@ -222,8 +229,9 @@ function withoutTransposePairs(graph: Graph): Graph {
   const nodes = graph.nodes
     .filter((n) => !dropped.has(n))
     .map((n) => replaced.get(n) ?? n)
-    .map((n) => ({ ...n, inputs: n.inputs.map(resolve) }));
+    .map((n) => ({ ...n, inputs: n.inputs.map(resolve), outputs: n.outputs.map((name) => renamed.get(name) ?? name) }));
   const tensors = new Map(graph.tensors);
+  for (const name of renamed.keys()) tensors.delete(name);
   const used = new Set(nodes.flatMap((n) => [...n.inputs, ...n.outputs]));
   for (const node of dropped) for (const name of node.outputs) if (!used.has(name) && !graph.outputs.includes(name)) tensors.delete(name);
   return { ...graph, nodes, tensors };

@@ -49,11 +49,14 @@ describe.concurrent('network sources on the command line', () => {
     const onnx = join(dir, 'blazeface.onnx');
     const exports = await Promise.all([memplanHere('export', 'zoo:blazeface', '--to', csv), memplanHere('export', 'zoo:blazeface', '--to', onnx, '--no-weights')]);
     for (const run of exports) expect(run.status).toBe(0);
-    const plans = await Promise.all(['zoo:blazeface', csv, onnx].map((source) => memplanHere('plan', source, '--planner', 'offsets/greedy-by-size', '--json')));
-    const [zoo, fromCsv, fromOnnx] = plans.map((run) => JSON.parse(run.stdout) as Report);
+    const sources = [['zoo:blazeface'], [csv], [onnx, '--nhwc'], [onnx]];
+    const plans = await Promise.all(sources.map((source) => memplanHere('plan', ...source, '--planner', 'offsets/greedy-by-size', '--json')));
+    const [zoo, fromCsv, fromOnnx, asRead] = plans.map((run) => JSON.parse(run.stdout) as Report);
     for (const other of [fromCsv, fromOnnx]) {
       expect([other.tensors, other.naive, other.lowerBounds, other.results[0].footprint]).toEqual([zoo.tensors, zoo.naive, zoo.lowerBounds, zoo.results[0].footprint]);
     }
+    // Planned as read (NCHW), the file's four Transposes to NHWC order before the heads' reshapes are tensors of their own.
+    expect(asRead.tensors).toBe(zoo.tensors + 4);
   });
 
   it("runs an ONNX file's NCHW network laid out NHWC: the zoo network's plan, and its weights held once", async ({ expect }) => {

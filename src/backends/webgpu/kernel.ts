@@ -73,7 +73,7 @@ export interface KernelContext {
 }
 
 export type WebGpuKernel = (context: KernelContext) => DispatchSpec[];
-/** Not every op of the IR has a WGSL kernel yet (the transformer ops: Gather, LayerNormalization, Gelu, Transpose, Slice, CausalMask); a graph with one is refused at prepare. */
+/** Not every op of the IR has a WGSL kernel yet (the transformer ops: Gather, LayerNormalization, Gelu, Slice, CausalMask); a graph with one is refused at prepare. */
 export type WebGpuKernelTable = Readonly<Partial<Record<OpType, WebGpuKernel>>>;
 
 /** A kernel that cannot run a node as given (bad shapes, unsupported attributes): the backend reports it as a BackendError. */

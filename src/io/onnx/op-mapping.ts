@@ -11,9 +11,7 @@ import { MASK_SUFFIX, ONNX_TYPE, ONNX_TYPE_NAME } from './proto.ts';
 /** A mapped node, or a standalone activation that may still be fused (see readOnnx). */
 export type Entry =
   | { readonly kind: 'node'; node: Node }
-  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string }
-  /** A Transpose: the writer's around a Reshape (`Y:nhwc`, `Y:nhwc-out`) are folded into it, any other becomes a Transpose node. */
-  | { readonly kind: 'transpose'; readonly perm: readonly number[]; readonly name: string; readonly input: string; readonly output: string };
+  | { readonly kind: 'activation'; readonly activation: Exclude<Activation, 'none'>; readonly name: string; readonly input: string; readonly output: string };
 
 export const entryInputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.inputs : [entry.input]);
 export const entryOutputs = (entry: Entry): readonly string[] => (entry.kind === 'node' ? entry.node.outputs : [entry.output]);
@@ -197,7 +195,7 @@ export function mapNode(node: NodeView): Entry {
     case 'Transpose': {
       const perm = node.ints('perm') ?? xs.map((_, k) => xs.length - 1 - k);
       if (perm.length !== xs.length || new Set(perm).size !== xs.length || perm.some((k) => k < 0 || k >= xs.length)) node.fail(`perm [${perm}] is not a permutation of rank ${xs.length}`);
-      return { kind: 'transpose', perm, name: node.name, input: x, output: node.outputs[0] };
+      return ir({ op: 'Transpose', perm });
     }
     case 'Relu':
       return activation('relu');

@@ -42,7 +42,9 @@ export const EXTERNAL = 1;
 /**
  * Conventions shared by `writeOnnx` and `readOnnx` (see write-onnx.ts). The writer names the
  * tensors it has to add with these suffixes of the IR tensor `Y` they belong to, and the
- * reader folds them back, so an exported graph reads back with the same usage records:
+ * reader folds them back, so an exported graph reads back with the same usage records (all
+ * but `Y:nhwc` and `Y:nhwc-out`, which change the elements' order and are read as the
+ * Transposes they are):
  *
  * - `Y:pre`  the output of an op with a fused activation, before the activation node that
  *            writes `Y`;

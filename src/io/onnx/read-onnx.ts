@@ -6,14 +6,10 @@ import {
   BETA_SUFFIX,
   EXTERNAL,
   FLAT_SUFFIX,
-  NHWC_OUT_SUFFIX,
-  NHWC_SUFFIX,
   ONNX_TYPE,
   ONNX_TYPE_NAME,
   PRE_SUFFIX,
   SCALED_SUFFIX,
-  TO_NCHW,
-  TO_NHWC,
   TWO_D_SUFFIX,
   onnx,
   type GraphProto,
@@ -59,13 +55,15 @@ export interface ReadOnnxOptions {
  * `<activation output>:pre` (the marker `writeOnnx` uses for a fused activation), nothing
  * else reads it, and the producer has no activation. Any other standalone activation stays a
  * node of its own, so the records of a foreign model are exactly its tensors. Likewise the
- * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected,
- * and its Transposes around a Reshape (`Y:nhwc` before, `Y:nhwc-out` after; written for an
- * NHWC graph that flattens a tensor NHWC and NCHW order differently) into that Reshape
- * (element order does not change a usage record); any other Transpose is a Transpose node.
+ * writer's `Y:flat` / `Y:2d` reshapes around a Gemm are folded back into one FullyConnected.
  * The writer's Mul by `Y:beta` before a Softmax `Y` comes back as the Softmax's beta, and its
- * Add of the causal mask `Y:mask` as a CausalMask. So `readOnnx(writeOnnx(g))` has the
- * records of `g`.
+ * Add of the causal mask `Y:mask` as a CausalMask. Every Transpose is a Transpose node, the
+ * writer's around a Reshape of NHWC-ordered data too (`Y:nhwc` before, `Y:nhwc-out` after):
+ * they decide the order of the elements the Reshape reads, so the graph read computes what
+ * the file computes. So `readOnnx(writeOnnx(g))` has the records of `g`, plus those
+ * Transposes' tensors where `g` is an NHWC graph that reshapes such data (BlazeFace's heads,
+ * VGG-19's flatten, ViT's patches); laid out NHWC (`graph/to-nhwc.ts`, as the CPU executors
+ * run it) each meets the Transpose the layout needs and both are dropped: `g`'s records.
  *
  * Errors: a file that does not decode is an InputError; a model the IR cannot express (an
  * unsupported op, a shape mismatch) is a GraphError naming the file and the node.
@@ -320,8 +318,6 @@ class OnnxReader {
         if (error instanceof GraphError) this.graphError(error.message);
         throw error;
       }
-    } else if (entry.kind === 'transpose') {
-      shapes = [entry.perm.map((k) => inputShapes[0][k])];
     } else {
       shapes = [[...inputShapes[0]]];
     }
@@ -417,35 +413,6 @@ class OnnxReader {
       }
     };
 
-    // Transpose -> Y:nhwc -> Reshape, and Reshape -> Y:nhwc-out -> Transpose: one Reshape.
-    entries.forEach((entry, index) => {
-      if (entry?.kind !== 'transpose') return;
-      const { input, output, perm } = entry;
-      if (perm.join() === TO_NHWC.join() && output.endsWith(NHWC_SUFFIX) && readers.get(output) === 1 && !graphOutputs.has(output)) {
-        const base = output.slice(0, -NHWC_SUFFIX.length);
-        const k = entries.findIndex((e, j) => j > index && e?.kind === 'node' && e.node.op === 'Reshape' && e.node.inputs[0] === output);
-        const reshape = k >= 0 ? entries[k] : undefined;
-        if (reshape?.kind === 'node' && [base, base + NHWC_OUT_SUFFIX, base + FLAT_SUFFIX].includes(reshape.node.outputs[0])) {
-          reshape.node = { ...reshape.node, inputs: [input, ...reshape.node.inputs.slice(1)] };
-          entries[index] = undefined;
-          dropped.add(output);
-          return;
-        }
-      }
-      if (perm.join() === TO_NCHW.join() && input === output + NHWC_OUT_SUFFIX) {
-        const found = privateProducer(input);
-        if (found?.node.op === 'Reshape') {
-          entries[found.index] = { kind: 'node', node: { ...found.node, shape: [...this.shape(output)], outputs: [output] } };
-          producer.set(output, found.index);
-          entries[index] = undefined;
-          dropped.add(input);
-          return;
-        }
-      }
-      // Any other Transpose is an op of its own.
-      entries[index] = { kind: 'node', node: { op: 'Transpose', perm, name: entry.name, inputs: [input], outputs: [output] } };
-    });
-
     entries.forEach((entry, index) => {
       if (entry?.kind !== 'node') return;
       let node = entry.node;
@@ -523,7 +490,6 @@ class OnnxReader {
         nodes.push(pending.get(index) ?? entry.node);
         return;
       }
-      if (entry.kind === 'transpose') return; // folded or made a node above
       const op = ({ relu: 'Relu', relu6: 'Relu6', sigmoid: 'Sigmoid', tanh: 'Tanh' } as const)[entry.activation as 'relu'];
       if (op === undefined) this.graphError(`node ${entry.name} (Clip): Clip(-1, 1) is not supported as an op of its own; only Clip(0, 6) (ReLU6) and Clip(0, inf) (ReLU) are.`);
       nodes.push({ op, name: entry.name, inputs: [entry.input], outputs: [entry.output] });

@@ -60,10 +60,12 @@ export interface WriteOnnxOptions {
  *   before opset 13 also empty `Y:roi` and `Y:scales`), `Y:min` and `Y:max` (Clip). These
  *   always carry their values, even with weights 'none'.
  *
- * The extra `Y:pre`, `Y:flat`, `Y:2d`, `Y:nhwc` and `Y:nhwc-out` tensors would be usage records of their own;
+ * The extra `Y:pre`, `Y:flat` and `Y:2d` tensors would be usage records of their own;
  * `readOnnx` folds exactly these markers back (it fuses an activation only when its input is
  * named `<its output>:pre`), so `graphToProblem(readOnnx(writeOnnx(g)))` has the records of
- * `graphToProblem(g)`: same ids, sizes and intervals.
+ * `graphToProblem(g)`: same ids, sizes and intervals. `Y:nhwc` and `Y:nhwc-out` are Transposes
+ * that order the elements, and read back as Transposes; laid out NHWC (`graph/to-nhwc.ts`) the
+ * graph read has `g`'s records again.
  *
  * Other choices:
  * - Every activation tensor is written as float32, whatever its IR type: ONNX's Conv, Gemm,

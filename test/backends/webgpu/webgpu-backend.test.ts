@@ -15,6 +15,8 @@ import type { Graph } from '../../../src/graph/ir.ts';
 import { plannedProblem, type RecordOptions } from '../../../src/graph/lifetimes.ts';
 import type { Problem } from '../../../src/core/problem.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
+import { readOnnx } from '../../../src/io/onnx/read-onnx.ts';
+import { writeOnnx } from '../../../src/io/onnx/write-onnx.ts';
 import { buildZooModel } from '../../../src/models/zoo.ts';
 import { planAndVerify, type VerifiedResult } from '../../../src/planners/plan-and-verify.ts';
 import { findPlanner, PLANNERS } from '../../../src/planners/registry.ts';
@@ -128,10 +130,15 @@ describe.skipIf(!available)('the WebGPU backend', () => {
     expect(relativeError(ours, await cpuReference(graph, 2))).toBeLessThan(TOLERANCE);
   });
 
-  it('runs NCHW graphs (ONNX layout) too', async () => {
-    const { graph, problem } = gpuProblem(weightedGraph(toNchw(buildZooModel('zoo:deeplab-v3?input=65')), 'seeded', 4));
-    const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
-    expect(relativeError(await run(graph, problem, plan, webgpuBackend, 4), await cpuReference(graph, 4))).toBeLessThan(TOLERANCE);
+  it("runs NCHW graphs (ONNX layout) too, and an ONNX file's Transposes (BlazeFace's, before its heads' reshapes)", async () => {
+    const deeplab = weightedGraph(toNchw(buildZooModel('zoo:deeplab-v3?input=65')), 'seeded', 4);
+    const blazeface = weightedGraph(readOnnx(writeOnnx(buildZooModel('zoo:blazeface'), { weights: 'random', seed: 4 }), 'blazeface.onnx'), 'file', 4);
+    expect(blazeface.nodes.filter((n) => n.op === 'Transpose')).toHaveLength(4);
+    for (const network of [deeplab, blazeface]) {
+      const { graph, problem } = gpuProblem(network);
+      const plan = planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: await webgpuBackend.requiredAlignment() });
+      expect(relativeError(await run(graph, problem, plan, webgpuBackend, 4), await cpuReference(graph, 4)), network.name).toBeLessThan(TOLERANCE);
+    }
   });
 
   it('times the dispatches of every inference and says how', async () => {

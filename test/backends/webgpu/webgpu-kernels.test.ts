@@ -228,6 +228,33 @@ describe.skipIf(!available)('WebGPU kernels against the CPU kernels', () => {
     expect(await compare({ op: 'Squeeze', axes: [] }, [{ shape: [1, 5, 1, 3] }])).toBe(0);
   });
 
+  it('Transpose of every rank up to 5: to NHWC order, back, an attention head split, a swap, the identity', async () => {
+    const cases: [number[], number[]][] = [
+      [
+        [1, 3, 4, 5],
+        [0, 2, 3, 1],
+      ],
+      [
+        [1, 4, 5, 3],
+        [0, 3, 1, 2],
+      ],
+      [
+        [2, 7, 3, 4],
+        [0, 2, 1, 3],
+      ],
+      [
+        [3, 5],
+        [1, 0],
+      ],
+      [
+        [2, 3, 4, 5, 2],
+        [4, 0, 3, 1, 2],
+      ],
+      [[6], [0]],
+    ];
+    for (const [shape, perm] of cases) expect(await compare({ op: 'Transpose', perm }, [{ shape }]), JSON.stringify(perm)).toBe(0);
+  });
+
   it('a node that reads one tensor twice (x * x, x + x) binds it once', async () => {
     expect(await compare({ op: 'Mul', activation: 'none' }, [{ shape: [1, 4, 4, 8] }, { shape: [1, 4, 4, 8] }], 'NHWC', 1, ['x', 'x'])).toBe(0);
     expect(await compare({ op: 'Add', activation: 'relu' }, [{ shape: [3, 5] }, { shape: [3, 5] }], 'NHWC', 1, ['x', 'x'])).toBe(0);

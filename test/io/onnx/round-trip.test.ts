@@ -2,31 +2,35 @@ import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../../src/graph/ir.ts';
 import { graphToProblem } from '../../../src/graph/lifetimes.ts';
 import { toNchw } from '../../../src/graph/to-nchw.ts';
+import { nhwcWherePossible } from '../../../src/graph/to-nhwc.ts';
 import { readOnnx } from '../../../src/io/onnx/read-onnx.ts';
 import { EXTERNAL, NOT_EXPORTED_LOCATION, onnx } from '../../../src/io/onnx/proto.ts';
 import { writeOnnx } from '../../../src/io/onnx/write-onnx.ts';
 import { GraphBuilder, nchwNetwork, nhwcNetwork, nhwcOrderNetwork } from './graphs.ts';
 import { attr, init, model, node, value } from './onnx-builder.ts';
 
-const NETWORKS: [string, () => Graph][] = [
-  ['NHWC network without data', () => nhwcNetwork(false)],
-  ['NHWC network with data', () => nhwcNetwork(true)],
-  ['NCHW network', () => nchwNetwork()],
-  ['network with NHWC-order reshapes', () => nhwcOrderNetwork()],
+/** Each network, and the Transposes its ONNX file reads back with (the writer's, around reshapes of NHWC-ordered data). */
+const NETWORKS: [string, () => Graph, number][] = [
+  ['NHWC network without data', () => nhwcNetwork(false), 0],
+  ['NHWC network with data', () => nhwcNetwork(true), 0],
+  ['NCHW network', () => nchwNetwork(), 0],
+  ['network with NHWC-order reshapes', () => nhwcOrderNetwork(), 4],
 ];
 
 const records = (graph: Graph, includeGraphIO = false) => graphToProblem(graph, { includeGraphIO }).records;
 const decode = (bytes: Uint8Array) => onnx.ModelProto.decode(bytes).graph as InstanceType<typeof onnx.GraphProto>;
 
 describe('readOnnx(writeOnnx(graph))', () => {
-  for (const [title, make] of NETWORKS) {
+  for (const [title, make, transposes] of NETWORKS) {
     for (const weights of ['random', 'none'] as const) {
       for (const opset of [11, 13, 18]) {
-        it(`gives the records of the ${title} (weights ${weights}, opset ${opset})`, () => {
+        it(`gives the records of the ${title}, laid out as the CPU executors run it (weights ${weights}, opset ${opset})`, () => {
           const graph = make();
           const back = readOnnx(writeOnnx(graph, { weights, opset, seed: 3 }), 'model.onnx');
-          expect(records(back)).toEqual(records(graph));
-          expect(records(back, true)).toEqual(records(graph, true));
+          expect(records(nhwcWherePossible(back))).toEqual(records(nhwcWherePossible(graph)));
+          expect(records(nhwcWherePossible(back), true)).toEqual(records(nhwcWherePossible(graph), true));
+          // As read (NCHW), the file's own Transposes are records of their own.
+          expect(records(back).length).toBe(records(graph).length + transposes);
           expect(back.inputs).toEqual(graph.inputs);
           expect(back.outputs).toEqual(graph.outputs);
         });
@@ -36,10 +40,11 @@ describe('readOnnx(writeOnnx(graph))', () => {
     it(`restores the ops and fused activations of the ${title}`, () => {
       const graph = make();
       const back = readOnnx(writeOnnx(graph, { weights: 'none' }), 'model.onnx');
+      expect(back.nodes.filter((n) => n.op === 'Transpose')).toHaveLength(transposes);
       // a Flatten that needs NHWC order is written (and read back) as Transpose + Reshape
       const op = (n: Graph['nodes'][number]) => (n.op === 'Flatten' && graph.name === 'nhwc-order' ? 'Reshape' : n.op);
       const summary = (g: Graph) => g.nodes.map((n) => `${n.outputs[0]}:${op(n)}:${'activation' in n ? n.activation : ''}`);
-      expect(summary(back)).toEqual(summary(graph));
+      expect(summary(nhwcWherePossible(back))).toEqual(summary(nhwcWherePossible(graph)));
     });
   }
 
@@ -129,7 +134,7 @@ describe('readOnnx(writeOnnx(graph))', () => {
     expect(twice.nodes).toEqual(once.nodes);
   });
 
-  it('writes a Transpose around reshapes that flatten in NHWC order, and reads it back as one Reshape', () => {
+  it('writes a Transpose around reshapes that flatten in NHWC order, reads it back as the Transpose it is, and laid out NHWC the pair is gone', () => {
     const written = decode(writeOnnx(nhwcOrderNetwork(), { weights: 'none' }));
     const transposes = written.node!.filter((n) => n.opType === 'Transpose');
     expect(transposes.map((n) => [n.input![0], n.output![0]])).toEqual([
@@ -139,10 +144,19 @@ describe('readOnnx(writeOnnx(graph))', () => {
       ['head', 'fc:nhwc'],
     ]);
     const back = readOnnx(writeOnnx(nhwcOrderNetwork(), { weights: 'none' }), 'model.onnx');
-    expect(back.nodes.find((n) => n.outputs[0] === 'boxes')).toMatchObject({ op: 'Reshape', inputs: ['head'], shape: [1, 16, 2] });
-    expect(back.nodes.find((n) => n.outputs[0] === 'grid')).toMatchObject({ op: 'Reshape', inputs: ['boxes'], shape: [1, 2, 2, 8] });
-    expect(back.nodes.find((n) => n.outputs[0] === 'fc')).toMatchObject({ op: 'FullyConnected', inputs: ['head', 'fc/w'], activation: 'relu' });
-    for (const name of ['boxes:nhwc', 'grid:nhwc-out', 'flat:nhwc', 'fc:nhwc', 'fc:flat', 'fc:pre']) expect(back.tensors.has(name)).toBe(false);
+    // As read: what the file computes, its element order too (a Reshape of NCHW data would not).
+    expect(back.nodes.find((n) => n.outputs[0] === 'boxes:nhwc')).toMatchObject({ op: 'Transpose', inputs: ['head'], perm: [0, 2, 3, 1] });
+    expect(back.nodes.find((n) => n.outputs[0] === 'boxes')).toMatchObject({ op: 'Reshape', inputs: ['boxes:nhwc'], shape: [1, 16, 2] });
+    expect(back.nodes.find((n) => n.outputs[0] === 'grid')).toMatchObject({ op: 'Transpose', inputs: ['grid:nhwc-out'], perm: [0, 3, 1, 2] });
+    expect(back.nodes.find((n) => n.outputs[0] === 'fc')).toMatchObject({ op: 'FullyConnected', inputs: ['fc:nhwc', 'fc/w'], activation: 'relu' });
+    for (const name of ['fc:flat', 'fc:pre']) expect(back.tensors.has(name)).toBe(false);
+    // Laid out NHWC, each Transpose meets the one the layout needs, and the two are dropped.
+    const laidOut = nhwcWherePossible(back);
+    expect(laidOut.nodes.filter((n) => n.op === 'Transpose')).toEqual([]);
+    expect(laidOut.nodes.find((n) => n.outputs[0] === 'boxes')).toMatchObject({ op: 'Reshape', inputs: ['head'], shape: [1, 16, 2] });
+    expect(laidOut.nodes.find((n) => n.outputs[0] === 'grid')).toMatchObject({ op: 'Reshape', inputs: ['boxes'], shape: [1, 2, 8, 2] });
+    expect(laidOut.nodes.find((n) => n.outputs[0] === 'fc')).toMatchObject({ op: 'FullyConnected', inputs: ['head', 'fc/w'], activation: 'relu' });
+    for (const name of ['boxes:nhwc', 'grid:nhwc-out', 'flat:nhwc', 'fc:nhwc']) expect(laidOut.tensors.has(name), name).toBe(false);
   });
 
   it('writes Softmax with beta other than 1 as a Mul by `Y:beta` before it, and reads it back as that beta', () => {

@@ -8,9 +8,10 @@ import { averagePool, globalAveragePool, maxPool } from './pool.ts';
 import { mean } from './reduce.ts';
 import { resize } from './resize.ts';
 import { softmax } from './softmax.ts';
+import { transpose } from './transpose.ts';
 
 /**
- * The WGSL kernels, one per op of the IR but the transformer ops (kernel.ts), with the CPU
+ * The WGSL kernels, one per op of the IR but the transformer ops (kernel.ts; Transpose has one), with the CPU
  * kernels' semantics (cpu/kernels/).
  * Every kernel writes only its output (Reshape, Flatten, Squeeze and Dequantize copy into
  * the output's planned memory, as on the CPU).
@@ -38,4 +39,5 @@ export const WEBGPU_KERNELS: WebGpuKernelTable = {
   Sigmoid: sigmoid,
   Tanh: tanh,
   Dequantize: copy,
+  Transpose: transpose,
 };
