@@ -29,6 +29,8 @@ export interface MeasuredContext {
   rebaseline(): Promise<number>;
   /** The garbage collector (the process runs with --expose-gc), or nothing. */
   readonly collect: () => void;
+  /** A collection of the young generation alone (a scavenge), or nothing. */
+  readonly collectYoung: () => void;
 }
 
 /**
@@ -110,7 +112,9 @@ export async function serveMeasured<R>(what: string, receive: (message: unknown,
     process.send?.(message, undefined, {}, () => then());
   };
   process.on('disconnect', () => process.exit(1));
-  const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+  const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
+  const collect = gc ?? (() => {});
+  const collectYoung = gc === undefined ? () => {} : () => gc({ type: 'minor' });
   const started = await settledRss(collect);
   await before?.();
   const baselineRss = await settledRss(collect);
@@ -119,7 +123,7 @@ export async function serveMeasured<R>(what: string, receive: (message: unknown,
     resetPeakRss();
     return rss;
   };
-  const context = { baselineRss, runtimeRss: Math.max(0, baselineRss - started), collect, rebaseline };
+  const context = { baselineRss, runtimeRss: Math.max(0, baselineRss - started), collect, collectYoung, rebaseline };
   resetPeakRss();
   let running = false;
   process.on('message', (message: unknown) => {

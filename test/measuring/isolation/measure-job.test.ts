@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jobNetwork } from '../../../src/measuring/isolation/measure-job.ts';
+import { jobNetwork, measure } from '../../../src/measuring/isolation/measure-job.ts';
 import { withoutWeights } from '../../../src/backends/run-data.ts';
 import { offsetsPlan } from '../../../src/core/plans.ts';
 import { plannedProblem } from '../../../src/graph/lifetimes.ts';
@@ -41,4 +41,19 @@ describe('the measured process and the plan it receives', () => {
     expect(() => jobNetwork(job('offsets/zero', overlapping))).toThrow(RefusedPlanError);
     expect(() => jobNetwork(job('offsets/zero', overlapping))).toThrow(/^the plan of offsets\/zero fails the verifier in the measured process: [^\n]+\.$/);
   });
+
+  it('collects the young generation after each inference, and the whole heap not once an inference leaves nothing', async () => {
+    const sent = planOf(planAndVerify(findPlanner('offsets/greedy-by-size'), problem, { alignment: 4 }));
+    const calls = async (repetitions: number) => {
+      const counts = { whole: 0, young: 0 };
+      const context = { baselineRss: 0, runtimeRss: 0, collect: () => void counts.whole++, collectYoung: () => void counts.young++ };
+      const result = await measure({ ...job('offsets/greedy-by-size', sent), warmup: 2, repetitions }, context);
+      expect(result.samples).toHaveLength(repetitions);
+      return counts;
+    };
+    const [few, many] = [await calls(3), await calls(23)];
+    expect(many.young - few.young).toBe(20);
+    expect(many.whole).toBe(few.whole);
+  });
 });
+
