@@ -65,6 +65,10 @@ for (let round = 1; round <= options.rounds; round++) {
   samples.oursN.push(many.latencyMs.median);
   samples.ort1.push(one.peers?.[0]?.latencyMs.median ?? Number.NaN);
   samples.ortN.push(many.peers?.[0]?.latencyMs.median ?? Number.NaN);
+  const [o1, oN, p1, pN] = [samples.ours1, samples.oursN, samples.ort1, samples.ortN].map((values) => values[round - 1]);
+  process.stderr.write(
+    `bench:threads: round ${round}: ours ${o1.toFixed(1)} ms on one thread, ${oN.toFixed(1)} on ${options.threads} (${(o1 / oN).toFixed(2)}x); onnxruntime-node ${p1.toFixed(1)} and ${pN.toFixed(1)} (${(p1 / pN).toFixed(2)}x)\n`,
+  );
 }
 const [ours1, oursN, ort1, ortN] = [samples.ours1, samples.oursN, samples.ort1, samples.ortN].map((values) => median(values));
 const paired = (one: readonly number[], many: readonly number[]): number => median(one.map((ms, k) => ms / many[k]));
