@@ -196,8 +196,9 @@ async function releasedDryRun(backend: Backend, request: PrepareRequest, inferen
 
 /**
  * Measures a job in this process (the measured process calls it): the network prepared
- * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` is
- * the garbage collector where the process exposes it (else nothing).
+ * inside the plan, `warmup` then `repetitions` inferences, and what it holds. `collect` and
+ * `collectYoung` are the garbage collector, whole and of the young generation, where the
+ * process exposes it (else nothing).
  */
 export async function measure(
   job: MeasureJob,
@@ -214,7 +215,8 @@ export async function measure(
   // A pool's threads started in the dry run are the runtime's (the backend says so), not the job's.
   const jobRss = rebaselined === undefined ? undefined : rebaselined - context.baselineRss - (network().memory().runtime ?? 0);
   collect();
-  // Inferences allocate nothing (the outputs come back in the network's own arrays); what
+  // Inferences allocate little (the outputs come back in the network's own arrays; 8-33 KiB
+  // an inference of BlazeFace, SqueezeNet or MobileNet v2 on the CPU); what
   // garbage one leaves is collected before the next, outside the timed part, so that the
   // peak is the network's and not the collector's lag: the young generation after each, the
   // whole heap once what survived that has grown by LAG_BYTES. A whole collection after each

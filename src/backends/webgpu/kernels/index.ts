@@ -11,8 +11,8 @@ import { softmax } from './softmax.ts';
 import { transpose } from './transpose.ts';
 
 /**
- * The WGSL kernels, one per op of the IR but the transformer ops (kernel.ts; Transpose has one), with the CPU
- * kernels' semantics (cpu/kernels/).
+ * The WGSL kernels, one per op of the IR but the transformer ops (kernel.ts; Transpose, which
+ * ONNX files have of their own, has one), with the CPU kernels' semantics (cpu/kernels/).
  * Every kernel writes only its output (Reshape, Flatten, Squeeze and Dequantize copy into
  * the output's planned memory, as on the CPU).
  */
