@@ -56,4 +56,3 @@ describe('the measured process and the plan it receives', () => {
     expect(many.whole).toBe(few.whole);
   });
 });
-
