@@ -3,6 +3,7 @@ import type { CommandText } from '../command-text.ts';
 import { budgetTooLarge, MAX_BUDGET_BYTES } from '../../backends/budgeted/budgeted-backend.ts';
 import { maxWorkers } from '../../backends/cpu-parallel/cpu-parallel-backend.ts';
 import { findBackend, hasCapability, kindsWhere, servedKinds } from '../../backends/registry.ts';
+import { executionRecords } from '../../backends/execution-records.ts';
 import { execute } from '../../measuring/execute.ts';
 import { execPlacement } from '../exec-placement.ts';
 import { loadSource, SOURCE_KINDS } from '../../io/source.ts';
@@ -170,10 +171,12 @@ export function registerExec(cli: Argv, text: CommandText): Argv {
         ...(args.workers === undefined ? {} : { workers: args.workers }),
       };
       const { kind, placement } = execPlacement({ ...args, peer }, backend);
-      const report = await execute(loaded.graph, { ...common, backend: findBackend(kind), peer: peers.node, webPeer: peers.web, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
+      const ran = findBackend(kind);
+      const report = await execute(loaded.graph, { ...common, backend: ran, peer: peers.node, webPeer: peers.web, ...(args.trace === undefined ? {} : { timeline: true }) }, placement);
       if (args.trace !== undefined) await writeTrace(args.trace, args.source, report, args.json);
       const { timeline: _timeline, samplesMs: _samples, deviceSamplesMs: _deviceSamples, ...printed } = report;
-      const layout = ranLayout(loaded.graph, args.nhwc || findBackend(kind).runsNhwc === true);
+      // Laid out NHWC where the records the run planned ask for it (--nhwc, or the backend's own: executionRecords).
+      const layout = ranLayout(loaded.graph, executionRecords(ran, common.records).nhwc === true);
       if (args.json) {
         process.stdout.write(`${JSON.stringify(layout === undefined ? printed : { ...printed, layout })}\n`);
       } else {
